@@ -1,0 +1,1200 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* config.json → struct shim_config.  The whole document is parsed once with
+ * yajl_tree and walked here; every error names the JSON path. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+#include <yajl/yajl_tree.h>
+
+#include "util.h"
+
+struct ctx
+{
+  shim_config_warn_fn warn;
+  void *opaque;
+  shim_error_t *err;
+};
+
+static void
+cleanup_yajl_valp (yajl_val *v)
+{
+  if (*v)
+    yajl_tree_free (*v);
+}
+#define cleanup_yajl __attribute__ ((cleanup (cleanup_yajl_valp)))
+
+static void
+warn (struct ctx *c, const char *path, const char *why)
+{
+  if (c->warn)
+    c->warn (c->opaque, path, why);
+}
+
+static const char *
+type_name (yajl_val v)
+{
+  if (v == NULL || YAJL_IS_NULL (v))
+    return "null";
+  if (YAJL_IS_STRING (v))
+    return "string";
+  if (YAJL_IS_NUMBER (v))
+    return "number";
+  if (YAJL_IS_OBJECT (v))
+    return "object";
+  if (YAJL_IS_ARRAY (v))
+    return "array";
+  return "boolean";
+}
+
+static int
+type_error (struct ctx *c, const char *path, const char *want, yajl_val v)
+{
+  return shim_error (c->err, EINVAL, "%s: expected %s, got %s", path, want, type_name (v));
+}
+
+/* Child path "parent.key" or "parent[i]"; the caller frees it. */
+static char *
+path_key (const char *parent, const char *key)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s%s%s", parent, *parent ? "." : "", key) < 0)
+    return NULL;
+  return p;
+}
+
+static char *
+path_index (const char *parent, size_t i)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s[%zu]", parent, i) < 0)
+    return NULL;
+  return p;
+}
+
+static int
+get_string (struct ctx *c, yajl_val v, const char *path, char **out)
+{
+  if (!YAJL_IS_STRING (v))
+    return type_error (c, path, "string", v);
+  *out = strdup (v->u.string);
+  if (*out == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  return 0;
+}
+
+static int
+get_bool (struct ctx *c, yajl_val v, const char *path, bool *out)
+{
+  if (YAJL_IS_TRUE (v))
+    *out = true;
+  else if (YAJL_IS_FALSE (v))
+    *out = false;
+  else
+    return type_error (c, path, "boolean", v);
+  return 0;
+}
+
+static int
+get_i64 (struct ctx *c, yajl_val v, const char *path, int64_t *out)
+{
+  if (!YAJL_IS_NUMBER (v) || parse_i64 (v->u.number.r, out) < 0)
+    return type_error (c, path, "integer", v);
+  return 0;
+}
+
+static int
+get_u64 (struct ctx *c, yajl_val v, const char *path, uint64_t *out)
+{
+  /* yajl's own integer is int64: rlimits use 2^64-1, so parse the text. */
+  if (!YAJL_IS_NUMBER (v) || parse_u64 (v->u.number.r, out) < 0)
+    return type_error (c, path, "non-negative integer", v);
+  return 0;
+}
+
+static int
+get_u32 (struct ctx *c, yajl_val v, const char *path, uint32_t *out)
+{
+  uint64_t u = 0;
+  if (get_u64 (c, v, path, &u) < 0)
+    return -1;
+  if (u > UINT32_MAX)
+    return shim_error (c->err, ERANGE, "%s: %" PRIu64 " is out of range", path, u);
+  *out = (uint32_t) u;
+  return 0;
+}
+
+/* A NULL-terminated string array. */
+static int
+get_string_array (struct ctx *c, yajl_val v, const char *path, char ***out, size_t *n)
+{
+  size_t i;
+  char **a;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array of strings", v);
+  a = calloc (v->u.array.len + 1, sizeof (char *));
+  if (a == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  *out = a;
+  *n = v->u.array.len;
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      cleanup_free char *p = path_index (path, i);
+      if (get_string (c, v->u.array.values[i], p, &a[i]) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+get_kv_object (struct ctx *c, yajl_val v, const char *path, struct shim_kv **out, size_t *n)
+{
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  *out = calloc (v->u.object.len + 1, sizeof (struct shim_kv));
+  if (*out == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  *n = v->u.object.len;
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      cleanup_free char *p = path_key (path, v->u.object.keys[i]);
+      (*out)[i].key = strdup (v->u.object.keys[i]);
+      if ((*out)[i].key == NULL || get_string (c, v->u.object.values[i], p, &(*out)[i].value) < 0)
+        return shim_error_errno (c->err, "%s", p);
+    }
+  return 0;
+}
+
+/* Walk an object: each key is handled by the first matching entry of the
+ * table.  Unknown keys are ignored, as the runtime spec requires of
+ * runtimes; keys marked `unsupported` are known but not honoured yet, and
+ * say so by name rather than being dropped in silence. */
+struct field
+{
+  const char *key;
+  int (*fn) (struct ctx *, yajl_val, const char *path, void *target);
+  const char *unsupported;
+};
+
+static int
+walk_object (struct ctx *c, yajl_val v, const char *path, const struct field *fields, void *target)
+{
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      const struct field *f;
+      cleanup_free char *p = path_key (path, v->u.object.keys[i]);
+      if (p == NULL)
+        return shim_error_errno (c->err, "%s", path);
+      for (f = fields; f->key; f++)
+        if (strcmp (f->key, v->u.object.keys[i]) == 0)
+          break;
+      if (f->key == NULL)
+        continue;
+      if (f->unsupported)
+        {
+          warn (c, p, f->unsupported);
+          continue;
+        }
+      if (f->fn (c, v->u.object.values[i], p, target) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* ---- process ---- */
+
+static const struct
+{
+  const char *name;
+  int resource;
+} rlimit_names[] = {
+  { "RLIMIT_AS", RLIMIT_AS },           { "RLIMIT_CORE", RLIMIT_CORE },
+  { "RLIMIT_CPU", RLIMIT_CPU },         { "RLIMIT_DATA", RLIMIT_DATA },
+  { "RLIMIT_FSIZE", RLIMIT_FSIZE },     { "RLIMIT_LOCKS", RLIMIT_LOCKS },
+  { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
+  { "RLIMIT_NICE", RLIMIT_NICE },       { "RLIMIT_NOFILE", RLIMIT_NOFILE },
+  { "RLIMIT_NPROC", RLIMIT_NPROC },     { "RLIMIT_RSS", RLIMIT_RSS },
+  { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },   { "RLIMIT_RTTIME", RLIMIT_RTTIME },
+  { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING }, { "RLIMIT_STACK", RLIMIT_STACK },
+};
+
+static int
+parse_rlimits (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  size_t i, j;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  p->rlimits = calloc (v->u.array.len + 1, sizeof (*p->rlimits));
+  if (p->rlimits == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i], t, soft, hard;
+      const char *type_path[] = { "type", NULL }, *soft_path[] = { "soft", NULL },
+                 *hard_path[] = { "hard", NULL };
+      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *tp = path_key (ep, "type");
+      cleanup_free char *sp = path_key (ep, "soft");
+      cleanup_free char *hp = path_key (ep, "hard");
+      struct shim_rlimit *r = &p->rlimits[i];
+
+      if (!YAJL_IS_OBJECT (e))
+        return type_error (c, ep, "object", e);
+      t = yajl_tree_get (e, type_path, yajl_t_any);
+      soft = yajl_tree_get (e, soft_path, yajl_t_any);
+      hard = yajl_tree_get (e, hard_path, yajl_t_any);
+      if (!YAJL_IS_STRING (t))
+        return type_error (c, tp, "string", t);
+      for (j = 0; j < sizeof (rlimit_names) / sizeof (rlimit_names[0]); j++)
+        if (strcmp (rlimit_names[j].name, t->u.string) == 0)
+          break;
+      if (j == sizeof (rlimit_names) / sizeof (rlimit_names[0]))
+        return shim_error (c->err, EINVAL, "%s: unknown rlimit `%s`", tp, t->u.string);
+      r->resource = rlimit_names[j].resource;
+      for (j = 0; j < i; j++)
+        if (p->rlimits[j].resource == r->resource)
+          return shim_error (c->err, EINVAL, "%s: rlimit `%s` given twice", tp, t->u.string);
+      if (get_u64 (c, soft, sp, &r->soft) < 0 || get_u64 (c, hard, hp, &r->hard) < 0)
+        return -1;
+      if (r->soft > r->hard)
+        return shim_error (c->err, EINVAL, "%s: soft limit %" PRIu64 " is above the hard limit %" PRIu64,
+                           ep, r->soft, r->hard);
+      p->n_rlimits++;
+    }
+  return 0;
+}
+
+static int
+parse_user_uid (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  uint32_t u = 0;
+  if (get_u32 (c, v, path, &u) < 0)
+    return -1;
+  ((struct shim_process *) target)->uid = u;
+  return 0;
+}
+
+static int
+parse_user_gid (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  uint32_t u = 0;
+  if (get_u32 (c, v, path, &u) < 0)
+    return -1;
+  ((struct shim_process *) target)->gid = u;
+  return 0;
+}
+
+static int
+parse_user_umask (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  uint32_t u = 0;
+  if (get_u32 (c, v, path, &u) < 0)
+    return -1;
+  if (u > 0777)
+    return shim_error (c->err, EINVAL, "%s: %u is not a file mode mask (0 to 0777)", path, u);
+  p->has_umask = true;
+  p->umask = u;
+  return 0;
+}
+
+static int
+parse_user_gids (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  size_t i;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  p->additional_gids = calloc (v->u.array.len + 1, sizeof (gid_t));
+  if (p->additional_gids == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      cleanup_free char *ep = path_index (path, i);
+      uint32_t g;
+      if (get_u32 (c, v->u.array.values[i], ep, &g) < 0)
+        return -1;
+      p->additional_gids[p->n_additional_gids++] = g;
+    }
+  return 0;
+}
+
+static const struct field user_fields[] = {
+  { "uid", parse_user_uid, NULL },
+  { "gid", parse_user_gid, NULL },
+  { "umask", parse_user_umask, NULL },
+  { "additionalGids", parse_user_gids, NULL },
+  { "username", NULL, "only meaningful on Windows; ignored" },
+  { NULL, NULL, NULL },
+};
+
+static int
+parse_user (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return walk_object (c, v, path, user_fields, target);
+}
+
+static int
+parse_terminal (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  if (get_bool (c, v, path, &p->terminal) < 0)
+    return -1;
+  if (p->terminal)
+    return shim_error (c->err, ENOTSUP,
+                       "%s: a terminal is not supported yet: set it to false and give the "
+                       "container the runtime's own stdio",
+                       path);
+  return 0;
+}
+
+static int
+parse_args (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  return get_string_array (c, v, path, &p->args, &p->n_args);
+}
+
+static int
+parse_env (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  size_t i;
+  if (get_string_array (c, v, path, &p->env, &p->n_env) < 0)
+    return -1;
+  for (i = 0; i < p->n_env; i++)
+    if (strchr (p->env[i], '=') == NULL || p->env[i][0] == '=')
+      {
+        cleanup_free char *ep = path_index (path, i);
+        return shim_error (c->err, EINVAL, "%s: `%s` is not of the form NAME=VALUE", ep, p->env[i]);
+      }
+  return 0;
+}
+
+static int
+parse_cwd (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  if (get_string (c, v, path, &p->cwd) < 0)
+    return -1;
+  if (p->cwd[0] != '/')
+    return shim_error (c->err, EINVAL, "%s: `%s` is not an absolute path", path, p->cwd);
+  return 0;
+}
+
+static int
+parse_nnp (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return get_bool (c, v, path, &((struct shim_process *) target)->no_new_privileges);
+}
+
+static int
+parse_oom_score_adj (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  int64_t x;
+  if (get_i64 (c, v, path, &x) < 0)
+    return -1;
+  if (x < -1000 || x > 1000)
+    return shim_error (c->err, ERANGE, "%s: %" PRId64 " is outside -1000..1000", path, x);
+  p->has_oom_score_adj = true;
+  p->oom_score_adj = (int) x;
+  return 0;
+}
+
+static const struct field process_fields[] = {
+  { "terminal", parse_terminal, NULL },
+  { "consoleSize", NULL, "only used with a terminal; ignored" },
+  { "user", parse_user, NULL },
+  { "args", parse_args, NULL },
+  { "env", parse_env, NULL },
+  { "cwd", parse_cwd, NULL },
+  { "rlimits", parse_rlimits, NULL },
+  { "noNewPrivileges", parse_nnp, NULL },
+  { "oomScoreAdj", parse_oom_score_adj, NULL },
+  { "capabilities", NULL, "capabilities are not applied yet: the process keeps the runtime's own" },
+  { "apparmorProfile", NULL, "AppArmor profiles are not applied yet" },
+  { "selinuxLabel", NULL, "SELinux labels are not applied yet" },
+  { "ioPriority", NULL, "I/O priority is not applied yet" },
+  { "scheduler", NULL, "scheduler settings are not applied yet" },
+  { "execCPUAffinity", NULL, "CPU affinity is not applied yet" },
+  { NULL, NULL, NULL },
+};
+
+static int
+parse_process (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  if (walk_object (c, v, path, process_fields, &cfg->process) < 0)
+    return -1;
+  if (cfg->process.n_args == 0)
+    return shim_error (c->err, EINVAL, "%s.args: must name at least the program to run", path);
+  if (cfg->process.cwd == NULL)
+    return shim_error (c->err, EINVAL, "%s.cwd: required", path);
+  return 0;
+}
+
+/* ---- root, hostname, annotations ---- */
+
+static int
+parse_root_path (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return get_string (c, v, path, &((struct shim_config *) target)->root_path);
+}
+
+static int
+parse_root_readonly (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return get_bool (c, v, path, &((struct shim_config *) target)->root_readonly);
+}
+
+static const struct field root_fields[] = {
+  { "path", parse_root_path, NULL },
+  { "readonly", parse_root_readonly, NULL },
+  { NULL, NULL, NULL },
+};
+
+static int
+parse_root (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return walk_object (c, v, path, root_fields, target);
+}
+
+static int
+parse_oci_version (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  if (get_string (c, v, path, &cfg->oci_version) < 0)
+    return -1;
+  /* Same major version as the spec we implement (1.x); anything else has a
+   * different meaning for the same fields. */
+  if (strncmp (cfg->oci_version, "1.", 2) != 0)
+    return shim_error (c->err, EINVAL, "%s: unsupported version `%s` (shim implements 1.x)", path,
+                       cfg->oci_version);
+  return 0;
+}
+
+static int
+parse_hostname (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  if (get_string (c, v, path, &cfg->hostname) < 0)
+    return -1;
+  if (strlen (cfg->hostname) > 64)
+    return shim_error (c->err, EINVAL, "%s: longer than 64 bytes", path);
+  return 0;
+}
+
+static int
+parse_annotations (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  return get_kv_object (c, v, path, &cfg->annotations, &cfg->n_annotations);
+}
+
+/* ---- mounts ---- */
+
+static const struct
+{
+  const char *name;
+  bool clear;
+  unsigned long flag;
+} mount_flags[] = {
+  { "async", true, MS_SYNCHRONOUS },  { "atime", true, MS_NOATIME },
+  { "bind", false, MS_BIND },         { "defaults", false, 0 },
+  { "dev", true, MS_NODEV },          { "diratime", true, MS_NODIRATIME },
+  { "dirsync", false, MS_DIRSYNC },   { "exec", true, MS_NOEXEC },
+  { "lazytime", false, MS_LAZYTIME }, { "mand", false, MS_MANDLOCK },
+  { "noatime", false, MS_NOATIME },   { "nodev", false, MS_NODEV },
+  { "nodiratime", false, MS_NODIRATIME }, { "noexec", false, MS_NOEXEC },
+  { "nomand", true, MS_MANDLOCK },    { "norelatime", true, MS_RELATIME },
+  { "nostrictatime", true, MS_STRICTATIME }, { "nosuid", false, MS_NOSUID },
+  { "rbind", false, MS_BIND | MS_REC }, { "relatime", false, MS_RELATIME },
+  { "remount", false, MS_REMOUNT },   { "ro", false, MS_RDONLY },
+  { "rw", true, MS_RDONLY },          { "strictatime", false, MS_STRICTATIME },
+  { "suid", true, MS_NOSUID },        { "sync", false, MS_SYNCHRONOUS },
+};
+
+static const struct
+{
+  const char *name;
+  unsigned long flag;
+} propagation_flags[] = {
+  { "private", MS_PRIVATE },        { "rprivate", MS_PRIVATE | MS_REC },
+  { "shared", MS_SHARED },          { "rshared", MS_SHARED | MS_REC },
+  { "slave", MS_SLAVE },            { "rslave", MS_SLAVE | MS_REC },
+  { "unbindable", MS_UNBINDABLE },  { "runbindable", MS_UNBINDABLE | MS_REC },
+};
+
+static int
+propagation_lookup (const char *name, unsigned long *out)
+{
+  size_t i;
+  for (i = 0; i < sizeof (propagation_flags) / sizeof (propagation_flags[0]); i++)
+    if (strcmp (propagation_flags[i].name, name) == 0)
+      {
+        *out = propagation_flags[i].flag;
+        return 0;
+      }
+  return -1;
+}
+
+int
+shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
+                          shim_error_t *err)
+{
+  cleanup_free char *data = NULL;
+  size_t i, j;
+
+  for (i = 0; i < n; i++)
+    {
+      const char *o = opts[i];
+      unsigned long prop;
+      bool found = false;
+
+      for (j = 0; j < sizeof (mount_flags) / sizeof (mount_flags[0]); j++)
+        if (strcmp (mount_flags[j].name, o) == 0)
+          {
+            if (mount_flags[j].clear)
+              m->flags &= ~mount_flags[j].flag;
+            else
+              m->flags |= mount_flags[j].flag;
+            found = true;
+            break;
+          }
+      if (found)
+        continue;
+      if (propagation_lookup (o, &prop) == 0)
+        {
+          m->propagation = prop;
+          continue;
+        }
+      if (o[0] == '\0' || strchr (o, ',') != NULL)
+        return shim_error (err, EINVAL, "%s[%zu]: `%s` is not a mount option", json_path, i, o);
+      /* Anything else is the filesystem's own (mode=755, size=64m, ...). */
+      {
+        char *nd = NULL;
+        if (asprintf (&nd, "%s%s%s", data ? data : "", data ? "," : "", o) < 0)
+          return shim_error_errno (err, "%s", json_path);
+        free (data);
+        data = nd;
+      }
+    }
+  m->is_bind = (m->flags & MS_BIND) != 0;
+  m->data = steal_pointer (&data);
+  return 0;
+}
+
+static int
+parse_mounts (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  size_t i, k;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  cfg->mounts = calloc (v->u.array.len + 1, sizeof (struct shim_mount));
+  if (cfg->mounts == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i];
+      struct shim_mount *m = &cfg->mounts[i];
+      cleanup_free char *ep = path_index (path, i);
+      char **opts = NULL;
+      size_t n_opts = 0;
+      int r = 0;
+
+      cfg->n_mounts++;
+      if (!YAJL_IS_OBJECT (e))
+        return type_error (c, ep, "object", e);
+      for (k = 0; k < e->u.object.len && r == 0; k++)
+        {
+          const char *key = e->u.object.keys[k];
+          yajl_val val = e->u.object.values[k];
+          cleanup_free char *kp = path_key (ep, key);
+          if (strcmp (key, "destination") == 0)
+            r = get_string (c, val, kp, &m->destination);
+          else if (strcmp (key, "type") == 0)
+            r = get_string (c, val, kp, &m->type);
+          else if (strcmp (key, "source") == 0)
+            r = get_string (c, val, kp, &m->source);
+          else if (strcmp (key, "options") == 0)
+            {
+              r = get_string_array (c, val, kp, &opts, &n_opts);
+              if (r == 0)
+                r = shim_mount_options_parse (opts, n_opts, m, kp, c->err);
+            }
+          else if (strcmp (key, "uidMappings") == 0 || strcmp (key, "gidMappings") == 0)
+            warn (c, kp, "id-mapped mounts are not supported yet");
+        }
+      if (opts)
+        {
+          for (k = 0; k < n_opts; k++)
+            free (opts[k]);
+          free (opts);
+        }
+      if (r < 0)
+        return -1;
+      if (m->destination == NULL)
+        return shim_error (c->err, EINVAL, "%s.destination: required", ep);
+      if (m->destination[0] != '/')
+        return shim_error (c->err, EINVAL, "%s.destination: `%s` is not an absolute path", ep,
+                           m->destination);
+      if (m->type && strcmp (m->type, "bind") == 0)
+        {
+          m->is_bind = true;
+          m->flags |= MS_BIND;
+        }
+      if (m->type == NULL && !m->is_bind)
+        return shim_error (c->err, EINVAL, "%s: neither a `type` nor a bind option", ep);
+      if (m->is_bind && m->source == NULL)
+        return shim_error (c->err, EINVAL, "%s.source: required for a bind mount", ep);
+    }
+  return 0;
+}
+
+/* ---- linux ---- */
+
+static const struct
+{
+  const char *name;
+  int type;
+} namespace_types[] = {
+  { "pid", CLONE_NEWPID },     { "network", CLONE_NEWNET }, { "mount", CLONE_NEWNS },
+  { "ipc", CLONE_NEWIPC },     { "uts", CLONE_NEWUTS },     { "cgroup", CLONE_NEWCGROUP },
+  { "user", CLONE_NEWUSER },   { "time", CLONE_NEWTIME },
+};
+
+static int
+parse_namespaces (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  size_t i, j;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  cfg->namespaces = calloc (v->u.array.len + 1, sizeof (struct shim_namespace));
+  if (cfg->namespaces == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i], t, p;
+      const char *tk[] = { "type", NULL }, *pk[] = { "path", NULL };
+      struct shim_namespace *ns = &cfg->namespaces[i];
+      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *tp = path_key (ep, "type");
+      cleanup_free char *pp = path_key (ep, "path");
+
+      cfg->n_namespaces++;
+      if (!YAJL_IS_OBJECT (e))
+        return type_error (c, ep, "object", e);
+      t = yajl_tree_get (e, tk, yajl_t_any);
+      p = yajl_tree_get (e, pk, yajl_t_any);
+      if (!YAJL_IS_STRING (t))
+        return type_error (c, tp, "string", t);
+      for (j = 0; j < sizeof (namespace_types) / sizeof (namespace_types[0]); j++)
+        if (strcmp (namespace_types[j].name, t->u.string) == 0)
+          break;
+      if (j == sizeof (namespace_types) / sizeof (namespace_types[0]))
+        return shim_error (c->err, EINVAL, "%s: unknown namespace type `%s`", tp, t->u.string);
+      ns->type = namespace_types[j].type;
+      if (ns->type == CLONE_NEWUSER)
+        return shim_error (c->err, ENOTSUP, "%s: user namespaces are not supported yet", tp);
+      if (ns->type == CLONE_NEWTIME)
+        return shim_error (c->err, ENOTSUP, "%s: time namespaces are not supported yet", tp);
+      for (j = 0; j < i; j++)
+        if (cfg->namespaces[j].type == ns->type)
+          return shim_error (c->err, EINVAL, "%s: namespace `%s` given twice", tp, t->u.string);
+      if (p != NULL && !YAJL_IS_NULL (p))
+        {
+          if (get_string (c, p, pp, &ns->path) < 0)
+            return -1;
+          if (ns->path[0] != '/')
+            return shim_error (c->err, EINVAL, "%s: `%s` is not an absolute path", pp, ns->path);
+        }
+    }
+  return 0;
+}
+
+static int
+parse_cgroups_path (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return get_string (c, v, path, &((struct shim_config *) target)->cgroups_path);
+}
+
+static int
+parse_rootfs_propagation (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  if (!YAJL_IS_STRING (v))
+    return type_error (c, path, "string", v);
+  if (propagation_lookup (v->u.string, &cfg->rootfs_propagation) < 0)
+    return shim_error (c->err, EINVAL, "%s: unknown propagation `%s`", path, v->u.string);
+  return 0;
+}
+
+static int
+check_abs_paths (struct ctx *c, char **a, size_t n, const char *path)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (a[i][0] != '/')
+      {
+        cleanup_free char *ep = path_index (path, i);
+        return shim_error (c->err, EINVAL, "%s: `%s` is not an absolute path", ep, a[i]);
+      }
+  return 0;
+}
+
+static int
+parse_masked (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  if (get_string_array (c, v, path, &cfg->masked_paths, &cfg->n_masked_paths) < 0)
+    return -1;
+  return check_abs_paths (c, cfg->masked_paths, cfg->n_masked_paths, path);
+}
+
+static int
+parse_readonly (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  if (get_string_array (c, v, path, &cfg->readonly_paths, &cfg->n_readonly_paths) < 0)
+    return -1;
+  return check_abs_paths (c, cfg->readonly_paths, cfg->n_readonly_paths, path);
+}
+
+static int
+parse_sysctl (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  size_t i;
+  if (get_kv_object (c, v, path, &cfg->sysctl, &cfg->n_sysctl) < 0)
+    return -1;
+  for (i = 0; i < cfg->n_sysctl; i++)
+    {
+      const char *k = cfg->sysctl[i].key;
+      if (k[0] == '\0' || k[0] == '.' || k[0] == '/' || strstr (k, "..") || strstr (k, "/.."))
+        return shim_error (c->err, EINVAL, "%s: `%s` is not a sysctl name", path, k);
+    }
+  return 0;
+}
+
+/* linux.resources: each value recorded with whether it was present. */
+static int
+res_i64 (struct ctx *c, yajl_val obj, const char *path, const char *key, bool *has, int64_t *out)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  cleanup_free char *p = path_key (path, key);
+  if (v == NULL || YAJL_IS_NULL (v))
+    return 0;
+  *has = true;
+  return get_i64 (c, v, p, out);
+}
+
+static int
+res_u64 (struct ctx *c, yajl_val obj, const char *path, const char *key, bool *has, uint64_t *out)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  cleanup_free char *p = path_key (path, key);
+  if (v == NULL || YAJL_IS_NULL (v))
+    return 0;
+  *has = true;
+  return get_u64 (c, v, p, out);
+}
+
+static int
+res_str (struct ctx *c, yajl_val obj, const char *path, const char *key, char **out)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  cleanup_free char *p = path_key (path, key);
+  if (v == NULL || YAJL_IS_NULL (v))
+    return 0;
+  return get_string (c, v, p, out);
+}
+
+static int
+parse_res_memory (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_resources *r = target;
+  size_t i;
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  if (res_i64 (c, v, path, "limit", &r->has_memory_limit, &r->memory_limit) < 0
+      || res_i64 (c, v, path, "reservation", &r->has_memory_reservation, &r->memory_reservation) < 0
+      || res_i64 (c, v, path, "swap", &r->has_memory_swap, &r->memory_swap) < 0)
+    return -1;
+  if (r->has_memory_limit && r->memory_limit < -1)
+    return shim_error (c->err, EINVAL, "%s.limit: %" PRId64 " is not a byte count or -1", path,
+                       r->memory_limit);
+  /* runc reads 0 as "not set", and engines rely on it. */
+  if (r->has_memory_limit && r->memory_limit == 0)
+    r->has_memory_limit = false;
+  if (r->has_memory_swap && r->memory_swap < -1)
+    return shim_error (c->err, EINVAL, "%s.swap: %" PRId64 " is not a byte count or -1", path,
+                       r->memory_swap);
+  if (r->has_memory_swap && r->memory_swap >= 0 && r->has_memory_limit && r->memory_limit > 0
+      && r->memory_swap < r->memory_limit)
+    return shim_error (c->err, EINVAL, "%s.swap: %" PRId64 " is below limit %" PRId64
+                       " (swap counts memory plus swap)", path, r->memory_swap, r->memory_limit);
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      const char *k = v->u.object.keys[i];
+      if (strcmp (k, "limit") && strcmp (k, "reservation") && strcmp (k, "swap"))
+        {
+          cleanup_free char *p = path_key (path, k);
+          warn (c, p, "not applied on cgroup v2");
+        }
+    }
+  return 0;
+}
+
+static int
+parse_res_pids (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_resources *r = target;
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  return res_i64 (c, v, path, "limit", &r->has_pids_limit, &r->pids_limit);
+}
+
+static int
+parse_res_cpu (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_resources *r = target;
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  if (res_u64 (c, v, path, "shares", &r->has_cpu_shares, &r->cpu_shares) < 0
+      || res_i64 (c, v, path, "quota", &r->has_cpu_quota, &r->cpu_quota) < 0
+      || res_u64 (c, v, path, "period", &r->has_cpu_period, &r->cpu_period) < 0
+      || res_str (c, v, path, "cpus", &r->cpu_cpus) < 0 || res_str (c, v, path, "mems", &r->cpu_mems) < 0)
+    return -1;
+  if (r->has_cpu_shares && r->cpu_shares != 0 && (r->cpu_shares < 2 || r->cpu_shares > 262144))
+    return shim_error (c->err, ERANGE, "%s.shares: %" PRIu64 " is outside 2..262144", path,
+                       r->cpu_shares);
+  return 0;
+}
+
+static int
+parse_res_blkio (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_resources *r = target;
+  uint64_t w = 0;
+  size_t i;
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  if (res_u64 (c, v, path, "weight", &r->has_blkio_weight, &w) < 0)
+    return -1;
+  if (r->has_blkio_weight && (w < 10 || w > 1000))
+    return shim_error (c->err, ERANGE, "%s.weight: %" PRIu64 " is outside 10..1000", path, w);
+  r->blkio_weight = (uint16_t) w;
+  for (i = 0; i < v->u.object.len; i++)
+    if (strcmp (v->u.object.keys[i], "weight") != 0)
+      {
+        cleanup_free char *p = path_key (path, v->u.object.keys[i]);
+        warn (c, p, "not applied yet");
+      }
+  return 0;
+}
+
+static int
+parse_res_unified (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_resources *r = target;
+  size_t i;
+  if (get_kv_object (c, v, path, &r->unified, &r->n_unified) < 0)
+    return -1;
+  for (i = 0; i < r->n_unified; i++)
+    if (strchr (r->unified[i].key, '/') || r->unified[i].key[0] == '.'
+        || strchr (r->unified[i].key, '.') == NULL)
+      return shim_error (c->err, EINVAL, "%s: `%s` is not a cgroup v2 file name", path,
+                         r->unified[i].key);
+  return 0;
+}
+
+static int
+parse_res_devices (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  (void) target;
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  if (v->u.array.len)
+    warn (c, path, "the device cgroup is not enforced yet; the container sees only the /dev "
+                   "nodes it is given");
+  return 0;
+}
+
+static const struct field resources_fields[] = {
+  { "memory", parse_res_memory, NULL },
+  { "pids", parse_res_pids, NULL },
+  { "cpu", parse_res_cpu, NULL },
+  { "blockIO", parse_res_blkio, NULL },
+  { "unified", parse_res_unified, NULL },
+  { "devices", parse_res_devices, NULL },
+  { "hugepageLimits", NULL, "not applied yet" },
+  { "network", NULL, "not applied on cgroup v2" },
+  { "rdma", NULL, "not applied yet" },
+  { NULL, NULL, NULL },
+};
+
+static int
+parse_resources (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  cfg->has_resources = true;
+  return walk_object (c, v, path, resources_fields, &cfg->resources);
+}
+
+static int
+reject_userns_field (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  (void) target;
+  if (YAJL_IS_ARRAY (v) && v->u.array.len == 0)
+    return 0;
+  return shim_error (c->err, ENOTSUP, "%s: user namespaces are not supported yet", path);
+}
+
+static const struct field linux_fields[] = {
+  { "namespaces", parse_namespaces, NULL },
+  { "cgroupsPath", parse_cgroups_path, NULL },
+  { "rootfsPropagation", parse_rootfs_propagation, NULL },
+  { "maskedPaths", parse_masked, NULL },
+  { "readonlyPaths", parse_readonly, NULL },
+  { "sysctl", parse_sysctl, NULL },
+  { "resources", parse_resources, NULL },
+  { "uidMappings", reject_userns_field, NULL },
+  { "gidMappings", reject_userns_field, NULL },
+  { "seccomp", NULL, "seccomp is not applied yet: the process runs without a syscall filter" },
+  { "devices", NULL, "extra devices are not created yet" },
+  { "mountLabel", NULL, "SELinux labels are not applied yet" },
+  { "intelRdt", NULL, "Intel RDT is not supported" },
+  { "personality", NULL, "personality is not applied yet" },
+  { "timeOffsets", NULL, "time namespaces are not supported" },
+  { NULL, NULL, NULL },
+};
+
+static int
+parse_linux (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return walk_object (c, v, path, linux_fields, target);
+}
+
+static const struct field top_fields[] = {
+  { "ociVersion", parse_oci_version, NULL },
+  { "root", parse_root, NULL },
+  { "process", parse_process, NULL },
+  { "hostname", parse_hostname, NULL },
+  { "mounts", parse_mounts, NULL },
+  { "linux", parse_linux, NULL },
+  { "annotations", parse_annotations, NULL },
+  { "hooks", NULL, "hooks are not run yet" },
+  { "domainname", NULL, "not set yet" },
+  { NULL, NULL, NULL },
+};
+
+/* ---- document ---- */
+
+/* yajl_tree only says what is wrong; rerun the event parser (error path
+ * only) for the byte offset and turn it into line:column. */
+static int
+syntax_error (const char *file, const char *json, size_t len, const char *what, shim_error_t *err)
+{
+  yajl_handle h = yajl_alloc (NULL, NULL, NULL);
+  size_t off = len, i, line = 1, col = 1;
+  cleanup_free char *reason = NULL;
+
+  if (h)
+    {
+      if (yajl_parse (h, (const unsigned char *) json, len) != yajl_status_ok
+          || yajl_complete_parse (h) != yajl_status_ok)
+        off = yajl_get_bytes_consumed (h);
+      yajl_free (h);
+    }
+  if (off > len)
+    off = len;
+  for (i = 0; i < off; i++)
+    if (json[i] == '\n')
+      {
+        line++;
+        col = 1;
+      }
+    else
+      col++;
+  /* yajl's message carries a multi-line excerpt: keep its first line. */
+  reason = strndup (what, strcspn (what, "\n"));
+  return shim_error (err, EINVAL, "%s:%zu:%zu: malformed JSON: %s", file, line, col,
+                     reason && *reason ? reason : "syntax error");
+}
+
+int
+shim_config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
+                   shim_config_warn_fn warnfn, void *opaque, shim_error_t *err)
+{
+  cleanup_yajl yajl_val root = NULL;
+  cleanup_config struct shim_config *cfg = NULL;
+  cleanup_free char *copy = NULL;
+  char errbuf[1024] = "";
+  struct ctx c = { .warn = warnfn, .opaque = opaque, .err = err };
+
+  /* yajl_tree_parse wants a NUL-terminated buffer and stops at a NUL. */
+  if (memchr (json, '\0', len) != NULL)
+    return shim_error (err, EINVAL, "config.json: contains a NUL byte");
+  copy = strndup (json, len);
+  if (copy == NULL)
+    return shim_error_errno (err, "config.json");
+  root = yajl_tree_parse (copy, errbuf, sizeof (errbuf));
+  if (root == NULL)
+    return syntax_error ("config.json", json, len, errbuf, err);
+  if (!YAJL_IS_OBJECT (root))
+    return shim_error (err, EINVAL, "config.json: expected an object at the top level, got %s",
+                       type_name (root));
+
+  cfg = calloc (1, sizeof (*cfg));
+  if (cfg == NULL)
+    return shim_error_errno (err, "config.json");
+  cfg->bundle = strdup (bundle ? bundle : ".");
+  if (cfg->bundle == NULL)
+    return shim_error_errno (err, "config.json");
+  if (walk_object (&c, root, "", top_fields, cfg) < 0)
+    return -1;
+
+  if (cfg->oci_version == NULL)
+    return shim_error (err, EINVAL, "ociVersion: required");
+  if (cfg->root_path == NULL)
+    return shim_error (err, EINVAL, "root.path: required");
+  if (cfg->process.args == NULL)
+    return shim_error (err, EINVAL, "process: required (shim has nothing to run without it)");
+  /* The rootfs is set up by mounting: without a mount namespace of its own
+   * that would be done to the host. */
+  if (shim_config_namespace (cfg, CLONE_NEWNS) == NULL)
+    return shim_error (err, EINVAL, "linux.namespaces: a `mount` namespace is required");
+  if (cfg->hostname && shim_config_namespace (cfg, CLONE_NEWUTS) == NULL)
+    return shim_error (err, EINVAL, "hostname: needs a `uts` entry in linux.namespaces");
+  if (cfg->root_path[0] != '/')
+    {
+      char *abs = NULL;
+      if (asprintf (&abs, "%s/%s", cfg->bundle, cfg->root_path) < 0)
+        return shim_error_errno (err, "root.path");
+      free (cfg->root_path);
+      cfg->root_path = abs;
+    }
+  *out = steal_pointer (&cfg);
+  return 0;
+}
+
+int
+shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warnfn,
+                  void *opaque, shim_error_t *err)
+{
+  cleanup_close int dfd = -1;
+  cleanup_free char *json = NULL;
+  cleanup_free char *abs = NULL;
+  size_t len;
+
+  dfd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return shim_error_errno (err, "bundle `%s`", bundle);
+  abs = realpath (bundle, NULL);
+  if (abs == NULL)
+    return shim_error_errno (err, "bundle `%s`", bundle);
+  if (read_file_at (dfd, "config.json", &json, &len, err) < 0)
+    return shim_error_prefix (err, "bundle `%s`", bundle);
+  if (shim_config_parse (json, len, abs, out, warnfn, opaque, err) < 0)
+    return shim_error_prefix (err, "%s/config.json", bundle);
+  return 0;
+}
+
+const struct shim_namespace *
+shim_config_namespace (const struct shim_config *c, int type)
+{
+  size_t i;
+  for (i = 0; i < c->n_namespaces; i++)
+    if (c->namespaces[i].type == type)
+      return &c->namespaces[i];
+  return NULL;
+}
+
+static void
+free_strv (char **v, size_t n)
+{
+  size_t i;
+  if (v == NULL)
+    return;
+  for (i = 0; i < n; i++)
+    free (v[i]);
+  free (v);
+}
+
+static void
+free_kv (struct shim_kv *kv, size_t n)
+{
+  size_t i;
+  if (kv == NULL)
+    return;
+  for (i = 0; i < n; i++)
+    {
+      free (kv[i].key);
+      free (kv[i].value);
+    }
+  free (kv);
+}
+
+void
+shim_config_free (struct shim_config *c)
+{
+  size_t i;
+  if (c == NULL)
+    return;
+  free (c->bundle);
+  free (c->oci_version);
+  free (c->root_path);
+  free_strv (c->process.args, c->process.n_args);
+  free_strv (c->process.env, c->process.n_env);
+  free (c->process.cwd);
+  free (c->process.additional_gids);
+  free (c->process.rlimits);
+  free (c->hostname);
+  for (i = 0; i < c->n_mounts; i++)
+    {
+      free (c->mounts[i].destination);
+      free (c->mounts[i].type);
+      free (c->mounts[i].source);
+      free (c->mounts[i].data);
+    }
+  free (c->mounts);
+  for (i = 0; i < c->n_namespaces; i++)
+    free (c->namespaces[i].path);
+  free (c->namespaces);
+  free (c->cgroups_path);
+  free_strv (c->masked_paths, c->n_masked_paths);
+  free_strv (c->readonly_paths, c->n_readonly_paths);
+  free_kv (c->sysctl, c->n_sysctl);
+  free (c->resources.cpu_cpus);
+  free (c->resources.cpu_mems);
+  free_kv (c->resources.unified, c->resources.n_unified);
+  free_kv (c->annotations, c->n_annotations);
+  free (c);
+}

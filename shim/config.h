@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* config.json, parsed once with yajl into one typed struct and validated
+ * before anything is created.  Everything later reads this struct only. */
+#ifndef SHIM_CONFIG_H
+#define SHIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+struct shim_kv
+{
+  char *key;
+  char *value;
+};
+
+struct shim_rlimit
+{
+  int resource; /* RLIMIT_* */
+  uint64_t soft, hard;
+};
+
+/* Mount options split into what mount(2) takes as flags, what is applied
+ * after the mount as a propagation change, and the filesystem's data. */
+struct shim_mount
+{
+  char *destination; /* absolute, inside the container */
+  char *type;        /* NULL for bind mounts */
+  char *source;      /* NULL when the spec leaves it out */
+  unsigned long flags;       /* MS_* set by options, including MS_BIND/MS_REC */
+  unsigned long propagation; /* MS_PRIVATE/MS_SHARED/... (| MS_REC), 0 for none */
+  char *data;                /* comma-joined filesystem options, or NULL */
+  bool is_bind;
+};
+
+struct shim_namespace
+{
+  int type;   /* CLONE_NEW* */
+  char *path; /* join this one instead of creating; NULL to create */
+};
+
+/* A resource value is "set" only when the field was present. */
+struct shim_resources
+{
+  bool has_memory_limit, has_memory_reservation, has_memory_swap;
+  int64_t memory_limit, memory_reservation, memory_swap; /* -1 = unlimited */
+  bool has_pids_limit;
+  int64_t pids_limit; /* <= 0 = unlimited, as runc */
+  bool has_cpu_shares, has_cpu_quota, has_cpu_period;
+  uint64_t cpu_shares, cpu_period;
+  int64_t cpu_quota;
+  char *cpu_cpus, *cpu_mems;
+  bool has_blkio_weight;
+  uint16_t blkio_weight;
+  struct shim_kv *unified;
+  size_t n_unified;
+};
+
+struct shim_process
+{
+  bool terminal;
+  char **args; /* NULL-terminated */
+  size_t n_args;
+  char **env; /* NULL-terminated */
+  size_t n_env;
+  char *cwd;
+  uid_t uid;
+  gid_t gid;
+  bool has_umask;
+  mode_t umask;
+  gid_t *additional_gids;
+  size_t n_additional_gids;
+  struct shim_rlimit *rlimits;
+  size_t n_rlimits;
+  bool no_new_privileges;
+  bool has_oom_score_adj;
+  int oom_score_adj;
+};
+
+struct shim_config
+{
+  char *bundle;   /* absolute path of the bundle directory */
+  char *oci_version;
+  char *root_path; /* absolute (resolved against the bundle) */
+  bool root_readonly;
+  struct shim_process process;
+  char *hostname;
+  struct shim_mount *mounts;
+  size_t n_mounts;
+  struct shim_namespace *namespaces;
+  size_t n_namespaces;
+  char *cgroups_path;
+  unsigned long rootfs_propagation; /* MS_* (| MS_REC); 0 = default (rprivate) */
+  char **masked_paths;
+  size_t n_masked_paths;
+  char **readonly_paths;
+  size_t n_readonly_paths;
+  struct shim_kv *sysctl;
+  size_t n_sysctl;
+  bool has_resources;
+  struct shim_resources resources;
+  struct shim_kv *annotations;
+  size_t n_annotations;
+};
+
+/* Called for each field that is understood but not honoured yet, with the
+ * JSON path and why; the CLI turns these into warnings. */
+typedef void (*shim_config_warn_fn) (void *opaque, const char *json_path, const char *why);
+
+/* Parse BUNDLE/config.json.  Errors name the file and the JSON path or the
+ * line/column of a syntax error. */
+int shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warn,
+                      void *opaque, shim_error_t *err);
+
+/* Parse a config from memory; bundle is used to resolve a relative root. */
+int shim_config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
+                       shim_config_warn_fn warn, void *opaque, shim_error_t *err);
+
+void shim_config_free (struct shim_config *c);
+
+static inline void
+cleanup_configp (struct shim_config **c)
+{
+  if (*c)
+    shim_config_free (*c);
+}
+#define cleanup_config __attribute__ ((cleanup (cleanup_configp)))
+
+/* Lookups used by the setup code. */
+const struct shim_namespace *shim_config_namespace (const struct shim_config *c, int type);
+
+/* Parse one mount option list into flags/propagation/data; exposed for tests. */
+int shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
+                              shim_error_t *err);
+
+#endif

@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Mounts and the switch into the container's root.
+ *
+ * Every target inside the rootfs is resolved with openat2(RESOLVE_IN_ROOT)
+ * against a file descriptor of the rootfs, and the mount is made on that
+ * file descriptor (/proc/self/fd/N), so a symlink planted in the image, or
+ * swapped in while we work, cannot send a mount outside the rootfs. */
+#include "rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static int
+openat2_in_root (int rootfd, const char *path, int flags, shim_error_t *err)
+{
+  struct open_how how = {
+    .flags = (uint64_t) (flags | O_CLOEXEC),
+    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+  };
+  int fd;
+
+  while (*path == '/')
+    path++;
+  if (*path == '\0')
+    path = ".";
+  do
+    fd = (int) syscall (SYS_openat2, rootfd, path, &how, sizeof (how));
+  while (fd < 0 && errno == EAGAIN);
+  if (fd < 0)
+    return shim_error_errno (err, "open `/%s` in the rootfs", path);
+  return fd;
+}
+
+/* Make every component of PATH exist inside the root: directories, and the
+ * last one a directory or an empty file.  Returns an O_PATH fd of it. */
+static int
+ensure_in_root (int rootfd, const char *path, bool last_is_file, shim_error_t *err)
+{
+  cleanup_free char *dup = strdup (path);
+  char *p;
+
+  if (dup == NULL)
+    return shim_error_errno (err, "%s", path);
+  for (p = dup;; p++)
+    {
+      bool last = *p == '\0';
+      if (p != dup && (*p == '/' || last) && p[-1] != '/')
+        {
+          cleanup_close int parent = -1;
+          char saved = *p, *slash;
+          int fd;
+          shim_error_t tmp = NULL;
+
+          *p = '\0';
+          fd = openat2_in_root (rootfd, dup, O_PATH, &tmp);
+          if (fd < 0 && tmp->status == ENOENT)
+            {
+              shim_error_release (&tmp);
+              slash = strrchr (dup, '/');
+              *slash = '\0';
+              parent = openat2_in_root (rootfd, dup, O_PATH | O_DIRECTORY, err);
+              *slash = '/';
+              if (parent < 0)
+                return -1;
+              if (last && last_is_file)
+                {
+                  cleanup_close int f = openat (parent, slash + 1,
+                                                O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+                  if (f < 0 && errno != EEXIST)
+                    return shim_error_errno (err, "create `%s` in the rootfs", dup);
+                }
+              else if (mkdirat (parent, slash + 1, 0755) < 0 && errno != EEXIST)
+                return shim_error_errno (err, "mkdir `%s` in the rootfs", dup);
+              fd = openat2_in_root (rootfd, dup, O_PATH, err);
+            }
+          else if (fd < 0)
+            {
+              *err = tmp;
+              return -1;
+            }
+          if (fd < 0)
+            return -1;
+          if (last)
+            return fd;
+          close (fd);
+          *p = saved;
+        }
+      if (last)
+        break;
+    }
+  return openat2_in_root (rootfd, "/", O_PATH | O_DIRECTORY, err);
+}
+
+static void
+fd_path (char *buf, size_t len, int fd)
+{
+  snprintf (buf, len, "/proc/self/fd/%d", fd);
+}
+
+static int
+do_mount (const char *src, int target_fd, const char *dest, const char *type, unsigned long flags,
+          const char *data, shim_error_t *err)
+{
+  char target[64];
+  fd_path (target, sizeof (target), target_fd);
+  if (mount (src, target, type, flags, data) < 0)
+    return shim_error_errno (err, "mount `%s` on `%s` (type %s)", src ? src : "none", dest,
+                             type ? type : "bind");
+  return 0;
+}
+
+/* Bind mounts ignore most flags on the first call: they take effect on a
+ * remount of the new mount (mount(2), "Creating a bind mount"). */
+static const unsigned long REMOUNT_FLAGS =
+    MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME
+    | MS_STRICTATIME;
+
+static int
+mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *err)
+{
+  const struct shim_mount *m = &cfg->mounts[i];
+  cleanup_close int target = -1;
+  cleanup_free char *src = NULL;
+  const char *type = m->type;
+  bool is_file = false;
+
+  if (m->is_bind)
+    {
+      struct stat st;
+      if (m->source[0] == '/')
+        src = strdup (m->source);
+      else if (asprintf (&src, "%s/%s", cfg->bundle, m->source) < 0)
+        src = NULL;
+      if (src == NULL)
+        return shim_error_errno (err, "mounts[%zu]", i);
+      if (stat (src, &st) < 0)
+        return shim_error_errno (err, "mounts[%zu].source `%s`", i, m->source);
+      is_file = !S_ISDIR (st.st_mode);
+      type = NULL;
+    }
+  else if (strcmp (type, "cgroup") == 0)
+    /* The container sees the unified hierarchy; v1 is not supported. */
+    type = "cgroup2";
+
+  target = ensure_in_root (rootfd, m->destination, is_file, err);
+  if (target < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
+
+  if (m->is_bind)
+    {
+      if (do_mount (src, target, m->destination, NULL, MS_BIND | (m->flags & MS_REC), NULL, err) < 0)
+        return shim_error_prefix (err, "mounts[%zu]", i);
+      if (m->flags & REMOUNT_FLAGS)
+        {
+          /* Reopen: the fd still names the covered directory, not the new mount. */
+          close (target);
+          target = openat2_in_root (rootfd, m->destination, O_PATH, err);
+          if (target < 0
+              || do_mount (NULL, target, m->destination, NULL,
+                           MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS), NULL, err) < 0)
+            return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
+        }
+    }
+  else
+    {
+      const char *source = m->source ? m->source : type;
+      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, err) < 0)
+        return shim_error_prefix (err, "mounts[%zu]", i);
+      close (target);
+      target = openat2_in_root (rootfd, m->destination, O_PATH, err);
+      if (target < 0)
+        return shim_error_prefix (err, "mounts[%zu]", i);
+      if (strcmp (type, "proc") == 0)
+        {
+          /* A /proc that is not procfs (say, a tmpfs planted over it by a
+           * racing bind) must not be trusted for masking and sysctls. */
+          struct statfs sfs;
+          if (fstatfs (target, &sfs) < 0)
+            return shim_error_errno (err, "mounts[%zu]: statfs `%s`", i, m->destination);
+          if (sfs.f_type != PROC_SUPER_MAGIC)
+            return shim_error (err, EPERM, "mounts[%zu]: `%s` is not a procfs after mounting it", i,
+                               m->destination);
+        }
+    }
+  if (m->propagation && do_mount (NULL, target, m->destination, NULL, m->propagation, NULL, err) < 0)
+    return shim_error_prefix (err, "mounts[%zu]: set propagation", i);
+  return 0;
+}
+
+static const struct
+{
+  const char *name;
+  unsigned int major, minor;
+} default_devices[] = {
+  { "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 },
+  { "random", 1, 8 }, { "urandom", 1, 9 }, { "tty", 5, 0 },
+};
+
+static const struct
+{
+  const char *target, *name;
+} default_symlinks[] = {
+  { "/proc/self/fd", "fd" },    { "/proc/self/fd/0", "stdin" }, { "/proc/self/fd/1", "stdout" },
+  { "/proc/self/fd/2", "stderr" }, { "pts/ptmx", "ptmx" },
+};
+
+static bool
+mounts_host_dev (const struct shim_config *cfg)
+{
+  size_t i;
+  for (i = 0; i < cfg->n_mounts; i++)
+    if (cfg->mounts[i].is_bind && strcmp (cfg->mounts[i].destination, "/dev") == 0)
+      return true;
+  return false;
+}
+
+/* The nodes every container gets (runtime-spec "Default Devices").  Where
+ * mknod is refused (9p answers ENXIO, a user namespace EPERM) the host's
+ * node is bind-mounted onto an empty file instead. */
+static int
+create_default_dev (int rootfd, shim_error_t *err)
+{
+  cleanup_close int devfd = ensure_in_root (rootfd, "/dev", false, err);
+  size_t i;
+
+  if (devfd < 0)
+    return -1;
+  close (devfd);
+  devfd = openat2_in_root (rootfd, "/dev", O_RDONLY | O_DIRECTORY, err);
+  if (devfd < 0)
+    return -1;
+  for (i = 0; i < sizeof (default_devices) / sizeof (default_devices[0]); i++)
+    {
+      const char *name = default_devices[i].name;
+      dev_t dev = makedev (default_devices[i].major, default_devices[i].minor);
+      if (mknodat (devfd, name, S_IFCHR | 0666, dev) == 0)
+        {
+          if (fchmodat (devfd, name, 0666, 0) < 0)
+            return shim_error_errno (err, "chmod `/dev/%s`", name);
+          continue;
+        }
+      if (errno == EEXIST)
+        continue;
+      if (errno == EPERM || errno == ENXIO || errno == EOPNOTSUPP)
+        {
+          cleanup_close int f = openat (devfd, name, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+          cleanup_close int target = -1;
+          char host[64];
+          if (f < 0)
+            return shim_error_errno (err, "create `/dev/%s`", name);
+          target = openat (devfd, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+          if (target < 0)
+            return shim_error_errno (err, "open `/dev/%s`", name);
+          snprintf (host, sizeof (host), "/dev/%s", name);
+          if (do_mount (host, target, host, NULL, MS_BIND, NULL, err) < 0)
+            return -1;
+          continue;
+        }
+      return shim_error_errno (err, "mknod `/dev/%s`", name);
+    }
+  for (i = 0; i < sizeof (default_symlinks) / sizeof (default_symlinks[0]); i++)
+    if (symlinkat (default_symlinks[i].target, devfd, default_symlinks[i].name) < 0 && errno != EEXIST)
+      return shim_error_errno (err, "symlink `/dev/%s`", default_symlinks[i].name);
+  if (access ("/proc/kcore", F_OK) == 0 && symlinkat ("/proc/kcore", devfd, "core") < 0 && errno != EEXIST)
+    return shim_error_errno (err, "symlink `/dev/core`");
+  return 0;
+}
+
+static int
+enter_root (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err)
+{
+  if (chdir (cfg->root_path) < 0)
+    return shim_error_errno (err, "chdir `%s`", cfg->root_path);
+  if (opts->no_pivot)
+    {
+      if (mount (cfg->root_path, "/", NULL, MS_MOVE, NULL) < 0)
+        return shim_error_errno (err, "move the rootfs to `/`");
+      if (chroot (".") < 0)
+        return shim_error_errno (err, "chroot `%s`", cfg->root_path);
+    }
+  else
+    {
+      /* pivot_root(".", ".") stacks the old root on top of the new one;
+       * detaching "." then drops it without needing a directory for it. */
+      if (syscall (SYS_pivot_root, ".", ".") < 0)
+        return shim_error_errno (err, "pivot_root `%s`", cfg->root_path);
+      if (umount2 (".", MNT_DETACH) < 0)
+        return shim_error_errno (err, "detach the old root");
+    }
+  if (chdir ("/") < 0)
+    return shim_error_errno (err, "chdir `/`");
+  return 0;
+}
+
+int
+rootfs_setup (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err)
+{
+  cleanup_close int rootfd = -1;
+  size_t i;
+
+  /* Nothing mounted from here on may propagate back to the host. */
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    return shim_error_errno (err, "make `/` private");
+  /* pivot_root needs the new root to be a mount point. */
+  if (mount (cfg->root_path, cfg->root_path, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return shim_error_errno (err, "bind the rootfs `%s`", cfg->root_path);
+  rootfd = open (cfg->root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return shim_error_errno (err, "open the rootfs `%s`", cfg->root_path);
+
+  for (i = 0; i < cfg->n_mounts; i++)
+    if (mount_one (rootfd, cfg, i, err) < 0)
+      return -1;
+  if (!mounts_host_dev (cfg) && create_default_dev (rootfd, err) < 0)
+    return -1;
+  return enter_root (cfg, opts, err);
+}
+
+/* Paths under the new root, resolved without leaving it. */
+static int
+open_new_root_path (const char *path, shim_error_t *err)
+{
+  cleanup_close int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return shim_error_errno (err, "open `/`");
+  return openat2_in_root (root, path, O_PATH, err);
+}
+
+static int
+mask_path (const char *path, shim_error_t *err)
+{
+  shim_error_t tmp = NULL;
+  cleanup_close int fd = open_new_root_path (path, &tmp);
+  struct stat st;
+
+  if (fd < 0)
+    {
+      /* Masking what does not exist is a no-op, as in runc. */
+      if (tmp->status == ENOENT)
+        {
+          shim_error_release (&tmp);
+          return 0;
+        }
+      *err = tmp;
+      return shim_error_prefix (err, "linux.maskedPaths");
+    }
+  if (fstat (fd, &st) < 0)
+    return shim_error_errno (err, "linux.maskedPaths: stat `%s`", path);
+  if (S_ISDIR (st.st_mode))
+    return do_mount ("tmpfs", fd, path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                     "size=0,mode=0555", err);
+  return do_mount ("/dev/null", fd, path, NULL, MS_BIND, NULL, err);
+}
+
+static int
+readonly_path (const char *path, shim_error_t *err)
+{
+  shim_error_t tmp = NULL;
+  cleanup_close int fd = open_new_root_path (path, &tmp);
+
+  if (fd < 0)
+    {
+      if (tmp->status == ENOENT)
+        {
+          shim_error_release (&tmp);
+          return 0;
+        }
+      *err = tmp;
+      return shim_error_prefix (err, "linux.readonlyPaths");
+    }
+  if (do_mount (path, fd, path, NULL, MS_BIND | MS_REC, NULL, err) < 0)
+    return -1;
+  close (fd);
+  fd = open_new_root_path (path, err);
+  if (fd < 0)
+    return -1;
+  return do_mount (NULL, fd, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   NULL, err);
+}
+
+static int
+write_sysctl (const char *key, const char *value, shim_error_t *err)
+{
+  cleanup_free char *path = NULL;
+  cleanup_close int dir = open ("/proc/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char *p;
+
+  if (dir < 0)
+    return shim_error_errno (err, "linux.sysctl.%s: open /proc/sys", key);
+  path = strdup (key);
+  if (path == NULL)
+    return shim_error_errno (err, "linux.sysctl.%s", key);
+  for (p = path; *p; p++)
+    if (*p == '.')
+      *p = '/';
+  if (write_file_at (dir, path, value, strlen (value), err) < 0)
+    return shim_error_prefix (err, "linux.sysctl.%s", key);
+  return 0;
+}
+
+int
+rootfs_finalize (const struct shim_config *cfg, shim_error_t *err)
+{
+  size_t i;
+
+  /* sysctls first: readonlyPaths usually covers /proc/sys. */
+  for (i = 0; i < cfg->n_sysctl; i++)
+    if (write_sysctl (cfg->sysctl[i].key, cfg->sysctl[i].value, err) < 0)
+      return -1;
+  for (i = 0; i < cfg->n_masked_paths; i++)
+    if (mask_path (cfg->masked_paths[i], err) < 0)
+      return -1;
+  for (i = 0; i < cfg->n_readonly_paths; i++)
+    if (readonly_path (cfg->readonly_paths[i], err) < 0)
+      return -1;
+  if (cfg->rootfs_propagation && mount (NULL, "/", NULL, cfg->rootfs_propagation, NULL) < 0)
+    return shim_error_errno (err, "linux.rootfsPropagation: set it on `/`");
+  if (cfg->root_readonly
+      && mount (NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+    return shim_error_errno (err, "root.readonly: remount `/` read-only");
+  return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The container's filesystem view: mounts from config.json, the default /dev,
+ * pivot_root, masked and read-only paths.  Runs inside the new mount
+ * namespace, in the child, before the process is exec'd. */
+#ifndef SHIM_ROOTFS_H
+#define SHIM_ROOTFS_H
+
+#include <stdbool.h>
+
+#include "config.h"
+
+struct rootfs_opts
+{
+  bool no_pivot; /* chroot instead of pivot_root (--no-pivot) */
+};
+
+/* Everything up to and including the switch into the new root. */
+int rootfs_setup (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);
+
+/* After the switch: masked and read-only paths, sysctls, a read-only root. */
+int rootfs_finalize (const struct shim_config *cfg, shim_error_t *err);
+
+#endif
