@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
@@ -41,15 +42,13 @@ config_warning (void *opaque, const char *path, const char *why)
   log_msg (LOG_WARNING, "config.json: %s: %s", path, why);
 }
 
-/* `shim run DIR/`: a path naming a directory with a config.json is the
- * bundle, not an id. */
+/* `shim run DIR/`: an argument with a slash, or naming a directory, is the
+ * bundle; ids hold no slash. */
 static bool
 looks_like_bundle (const char *arg)
 {
   struct stat st;
-  if (strchr (arg, '/') == NULL)
-    return false;
-  return stat (arg, &st) == 0 && S_ISDIR (st.st_mode);
+  return strchr (arg, '/') != NULL || (stat (arg, &st) == 0 && S_ISDIR (st.st_mode));
 }
 
 static char *

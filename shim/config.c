@@ -59,7 +59,7 @@ type_name (yajl_val v)
 static int
 type_error (struct ctx *c, const char *path, const char *want, yajl_val v)
 {
-  return shim_error (c->err, EINVAL, "%s: expected %s, got %s", path, want, type_name (v));
+  return shim_error_plain (c->err, EINVAL, "%s: expected %s, got %s", path, want, type_name (v));
 }
 
 /* Child path "parent.key" or "parent[i]"; the caller frees it. */
@@ -128,7 +128,7 @@ get_u32 (struct ctx *c, yajl_val v, const char *path, uint32_t *out)
   if (get_u64 (c, v, path, &u) < 0)
     return -1;
   if (u > UINT32_MAX)
-    return shim_error (c->err, ERANGE, "%s: %" PRIu64 " is out of range", path, u);
+    return shim_error_plain (c->err, ERANGE, "%s: %" PRIu64 " is out of range", path, u);
   *out = (uint32_t) u;
   return 0;
 }
@@ -267,15 +267,15 @@ parse_rlimits (struct ctx *c, yajl_val v, const char *path, void *target)
         if (strcmp (rlimit_names[j].name, t->u.string) == 0)
           break;
       if (j == sizeof (rlimit_names) / sizeof (rlimit_names[0]))
-        return shim_error (c->err, EINVAL, "%s: unknown rlimit `%s`", tp, t->u.string);
+        return shim_error_plain (c->err, EINVAL, "%s: unknown rlimit `%s`", tp, t->u.string);
       r->resource = rlimit_names[j].resource;
       for (j = 0; j < i; j++)
         if (p->rlimits[j].resource == r->resource)
-          return shim_error (c->err, EINVAL, "%s: rlimit `%s` given twice", tp, t->u.string);
+          return shim_error_plain (c->err, EINVAL, "%s: rlimit `%s` given twice", tp, t->u.string);
       if (get_u64 (c, soft, sp, &r->soft) < 0 || get_u64 (c, hard, hp, &r->hard) < 0)
         return -1;
       if (r->soft > r->hard)
-        return shim_error (c->err, EINVAL, "%s: soft limit %" PRIu64 " is above the hard limit %" PRIu64,
+        return shim_error_plain (c->err, EINVAL, "%s: soft limit %" PRIu64 " is above the hard limit %" PRIu64,
                            ep, r->soft, r->hard);
       p->n_rlimits++;
     }
@@ -310,7 +310,7 @@ parse_user_umask (struct ctx *c, yajl_val v, const char *path, void *target)
   if (get_u32 (c, v, path, &u) < 0)
     return -1;
   if (u > 0777)
-    return shim_error (c->err, EINVAL, "%s: %u is not a file mode mask (0 to 0777)", path, u);
+    return shim_error_plain (c->err, EINVAL, "%s: %u is not a file mode mask (0 to 0777)", path, u);
   p->has_umask = true;
   p->umask = u;
   return 0;
@@ -360,7 +360,7 @@ parse_terminal (struct ctx *c, yajl_val v, const char *path, void *target)
   if (get_bool (c, v, path, &p->terminal) < 0)
     return -1;
   if (p->terminal)
-    return shim_error (c->err, ENOTSUP,
+    return shim_error_plain (c->err, ENOTSUP,
                        "%s: a terminal is not supported yet: set it to false and give the "
                        "container the runtime's own stdio",
                        path);
@@ -385,7 +385,7 @@ parse_env (struct ctx *c, yajl_val v, const char *path, void *target)
     if (strchr (p->env[i], '=') == NULL || p->env[i][0] == '=')
       {
         cleanup_free char *ep = path_index (path, i);
-        return shim_error (c->err, EINVAL, "%s: `%s` is not of the form NAME=VALUE", ep, p->env[i]);
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not of the form NAME=VALUE", ep, p->env[i]);
       }
   return 0;
 }
@@ -397,7 +397,7 @@ parse_cwd (struct ctx *c, yajl_val v, const char *path, void *target)
   if (get_string (c, v, path, &p->cwd) < 0)
     return -1;
   if (p->cwd[0] != '/')
-    return shim_error (c->err, EINVAL, "%s: `%s` is not an absolute path", path, p->cwd);
+    return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", path, p->cwd);
   return 0;
 }
 
@@ -415,7 +415,7 @@ parse_oom_score_adj (struct ctx *c, yajl_val v, const char *path, void *target)
   if (get_i64 (c, v, path, &x) < 0)
     return -1;
   if (x < -1000 || x > 1000)
-    return shim_error (c->err, ERANGE, "%s: %" PRId64 " is outside -1000..1000", path, x);
+    return shim_error_plain (c->err, ERANGE, "%s: %" PRId64 " is outside -1000..1000", path, x);
   p->has_oom_score_adj = true;
   p->oom_score_adj = (int) x;
   return 0;
@@ -447,9 +447,9 @@ parse_process (struct ctx *c, yajl_val v, const char *path, void *target)
   if (walk_object (c, v, path, process_fields, &cfg->process) < 0)
     return -1;
   if (cfg->process.n_args == 0)
-    return shim_error (c->err, EINVAL, "%s.args: must name at least the program to run", path);
+    return shim_error_plain (c->err, EINVAL, "%s.args: must name at least the program to run", path);
   if (cfg->process.cwd == NULL)
-    return shim_error (c->err, EINVAL, "%s.cwd: required", path);
+    return shim_error_plain (c->err, EINVAL, "%s.cwd: required", path);
   return 0;
 }
 
@@ -488,7 +488,7 @@ parse_oci_version (struct ctx *c, yajl_val v, const char *path, void *target)
   /* Same major version as the spec we implement (1.x); anything else has a
    * different meaning for the same fields. */
   if (strncmp (cfg->oci_version, "1.", 2) != 0)
-    return shim_error (c->err, EINVAL, "%s: unsupported version `%s` (shim implements 1.x)", path,
+    return shim_error_plain (c->err, EINVAL, "%s: unsupported version `%s` (shim implements 1.x)", path,
                        cfg->oci_version);
   return 0;
 }
@@ -500,7 +500,7 @@ parse_hostname (struct ctx *c, yajl_val v, const char *path, void *target)
   if (get_string (c, v, path, &cfg->hostname) < 0)
     return -1;
   if (strlen (cfg->hostname) > 64)
-    return shim_error (c->err, EINVAL, "%s: longer than 64 bytes", path);
+    return shim_error_plain (c->err, EINVAL, "%s: longer than 64 bytes", path);
   return 0;
 }
 
@@ -589,7 +589,7 @@ shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, con
           continue;
         }
       if (o[0] == '\0' || strchr (o, ',') != NULL)
-        return shim_error (err, EINVAL, "%s[%zu]: `%s` is not a mount option", json_path, i, o);
+        return shim_error_plain (err, EINVAL, "%s[%zu]: `%s` is not a mount option", json_path, i, o);
       /* Anything else is the filesystem's own (mode=755, size=64m, ...). */
       {
         char *nd = NULL;
@@ -656,9 +656,9 @@ parse_mounts (struct ctx *c, yajl_val v, const char *path, void *target)
       if (r < 0)
         return -1;
       if (m->destination == NULL)
-        return shim_error (c->err, EINVAL, "%s.destination: required", ep);
+        return shim_error_plain (c->err, EINVAL, "%s.destination: required", ep);
       if (m->destination[0] != '/')
-        return shim_error (c->err, EINVAL, "%s.destination: `%s` is not an absolute path", ep,
+        return shim_error_plain (c->err, EINVAL, "%s.destination: `%s` is not an absolute path", ep,
                            m->destination);
       if (m->type && strcmp (m->type, "bind") == 0)
         {
@@ -666,9 +666,9 @@ parse_mounts (struct ctx *c, yajl_val v, const char *path, void *target)
           m->flags |= MS_BIND;
         }
       if (m->type == NULL && !m->is_bind)
-        return shim_error (c->err, EINVAL, "%s: neither a `type` nor a bind option", ep);
+        return shim_error_plain (c->err, EINVAL, "%s: neither a `type` nor a bind option", ep);
       if (m->is_bind && m->source == NULL)
-        return shim_error (c->err, EINVAL, "%s.source: required for a bind mount", ep);
+        return shim_error_plain (c->err, EINVAL, "%s.source: required for a bind mount", ep);
     }
   return 0;
 }
@@ -716,21 +716,21 @@ parse_namespaces (struct ctx *c, yajl_val v, const char *path, void *target)
         if (strcmp (namespace_types[j].name, t->u.string) == 0)
           break;
       if (j == sizeof (namespace_types) / sizeof (namespace_types[0]))
-        return shim_error (c->err, EINVAL, "%s: unknown namespace type `%s`", tp, t->u.string);
+        return shim_error_plain (c->err, EINVAL, "%s: unknown namespace type `%s`", tp, t->u.string);
       ns->type = namespace_types[j].type;
       if (ns->type == CLONE_NEWUSER)
-        return shim_error (c->err, ENOTSUP, "%s: user namespaces are not supported yet", tp);
+        return shim_error_plain (c->err, ENOTSUP, "%s: user namespaces are not supported yet", tp);
       if (ns->type == CLONE_NEWTIME)
-        return shim_error (c->err, ENOTSUP, "%s: time namespaces are not supported yet", tp);
+        return shim_error_plain (c->err, ENOTSUP, "%s: time namespaces are not supported yet", tp);
       for (j = 0; j < i; j++)
         if (cfg->namespaces[j].type == ns->type)
-          return shim_error (c->err, EINVAL, "%s: namespace `%s` given twice", tp, t->u.string);
+          return shim_error_plain (c->err, EINVAL, "%s: namespace `%s` given twice", tp, t->u.string);
       if (p != NULL && !YAJL_IS_NULL (p))
         {
           if (get_string (c, p, pp, &ns->path) < 0)
             return -1;
           if (ns->path[0] != '/')
-            return shim_error (c->err, EINVAL, "%s: `%s` is not an absolute path", pp, ns->path);
+            return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", pp, ns->path);
         }
     }
   return 0;
@@ -749,7 +749,7 @@ parse_rootfs_propagation (struct ctx *c, yajl_val v, const char *path, void *tar
   if (!YAJL_IS_STRING (v))
     return type_error (c, path, "string", v);
   if (propagation_lookup (v->u.string, &cfg->rootfs_propagation) < 0)
-    return shim_error (c->err, EINVAL, "%s: unknown propagation `%s`", path, v->u.string);
+    return shim_error_plain (c->err, EINVAL, "%s: unknown propagation `%s`", path, v->u.string);
   return 0;
 }
 
@@ -761,7 +761,7 @@ check_abs_paths (struct ctx *c, char **a, size_t n, const char *path)
     if (a[i][0] != '/')
       {
         cleanup_free char *ep = path_index (path, i);
-        return shim_error (c->err, EINVAL, "%s: `%s` is not an absolute path", ep, a[i]);
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", ep, a[i]);
       }
   return 0;
 }
@@ -795,7 +795,7 @@ parse_sysctl (struct ctx *c, yajl_val v, const char *path, void *target)
     {
       const char *k = cfg->sysctl[i].key;
       if (k[0] == '\0' || k[0] == '.' || k[0] == '/' || strstr (k, "..") || strstr (k, "/.."))
-        return shim_error (c->err, EINVAL, "%s: `%s` is not a sysctl name", path, k);
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not a sysctl name", path, k);
     }
   return 0;
 }
@@ -848,17 +848,17 @@ parse_res_memory (struct ctx *c, yajl_val v, const char *path, void *target)
       || res_i64 (c, v, path, "swap", &r->has_memory_swap, &r->memory_swap) < 0)
     return -1;
   if (r->has_memory_limit && r->memory_limit < -1)
-    return shim_error (c->err, EINVAL, "%s.limit: %" PRId64 " is not a byte count or -1", path,
+    return shim_error_plain (c->err, EINVAL, "%s.limit: %" PRId64 " is not a byte count or -1", path,
                        r->memory_limit);
   /* runc reads 0 as "not set", and engines rely on it. */
   if (r->has_memory_limit && r->memory_limit == 0)
     r->has_memory_limit = false;
   if (r->has_memory_swap && r->memory_swap < -1)
-    return shim_error (c->err, EINVAL, "%s.swap: %" PRId64 " is not a byte count or -1", path,
+    return shim_error_plain (c->err, EINVAL, "%s.swap: %" PRId64 " is not a byte count or -1", path,
                        r->memory_swap);
   if (r->has_memory_swap && r->memory_swap >= 0 && r->has_memory_limit && r->memory_limit > 0
       && r->memory_swap < r->memory_limit)
-    return shim_error (c->err, EINVAL, "%s.swap: %" PRId64 " is below limit %" PRId64
+    return shim_error_plain (c->err, EINVAL, "%s.swap: %" PRId64 " is below limit %" PRId64
                        " (swap counts memory plus swap)", path, r->memory_swap, r->memory_limit);
   for (i = 0; i < v->u.object.len; i++)
     {
@@ -893,7 +893,7 @@ parse_res_cpu (struct ctx *c, yajl_val v, const char *path, void *target)
       || res_str (c, v, path, "cpus", &r->cpu_cpus) < 0 || res_str (c, v, path, "mems", &r->cpu_mems) < 0)
     return -1;
   if (r->has_cpu_shares && r->cpu_shares != 0 && (r->cpu_shares < 2 || r->cpu_shares > 262144))
-    return shim_error (c->err, ERANGE, "%s.shares: %" PRIu64 " is outside 2..262144", path,
+    return shim_error_plain (c->err, ERANGE, "%s.shares: %" PRIu64 " is outside 2..262144", path,
                        r->cpu_shares);
   return 0;
 }
@@ -909,7 +909,7 @@ parse_res_blkio (struct ctx *c, yajl_val v, const char *path, void *target)
   if (res_u64 (c, v, path, "weight", &r->has_blkio_weight, &w) < 0)
     return -1;
   if (r->has_blkio_weight && (w < 10 || w > 1000))
-    return shim_error (c->err, ERANGE, "%s.weight: %" PRIu64 " is outside 10..1000", path, w);
+    return shim_error_plain (c->err, ERANGE, "%s.weight: %" PRIu64 " is outside 10..1000", path, w);
   r->blkio_weight = (uint16_t) w;
   for (i = 0; i < v->u.object.len; i++)
     if (strcmp (v->u.object.keys[i], "weight") != 0)
@@ -930,7 +930,7 @@ parse_res_unified (struct ctx *c, yajl_val v, const char *path, void *target)
   for (i = 0; i < r->n_unified; i++)
     if (strchr (r->unified[i].key, '/') || r->unified[i].key[0] == '.'
         || strchr (r->unified[i].key, '.') == NULL)
-      return shim_error (c->err, EINVAL, "%s: `%s` is not a cgroup v2 file name", path,
+      return shim_error_plain (c->err, EINVAL, "%s: `%s` is not a cgroup v2 file name", path,
                          r->unified[i].key);
   return 0;
 }
@@ -974,7 +974,7 @@ reject_userns_field (struct ctx *c, yajl_val v, const char *path, void *target)
   (void) target;
   if (YAJL_IS_ARRAY (v) && v->u.array.len == 0)
     return 0;
-  return shim_error (c->err, ENOTSUP, "%s: user namespaces are not supported yet", path);
+  return shim_error_plain (c->err, ENOTSUP, "%s: user namespaces are not supported yet", path);
 }
 
 static const struct field linux_fields[] = {
@@ -1026,10 +1026,10 @@ syntax_error (const char *file, const char *json, size_t len, const char *what, 
   size_t off = len, i, line = 1, col = 1;
   cleanup_free char *reason = NULL;
 
+  /* A failure in yajl_complete_parse is at the end of the input. */
   if (h)
     {
-      if (yajl_parse (h, (const unsigned char *) json, len) != yajl_status_ok
-          || yajl_complete_parse (h) != yajl_status_ok)
+      if (yajl_parse (h, (const unsigned char *) json, len) != yajl_status_ok)
         off = yajl_get_bytes_consumed (h);
       yajl_free (h);
     }
@@ -1045,7 +1045,8 @@ syntax_error (const char *file, const char *json, size_t len, const char *what, 
       col++;
   /* yajl's message carries a multi-line excerpt: keep its first line. */
   reason = strndup (what, strcspn (what, "\n"));
-  return shim_error (err, EINVAL, "%s:%zu:%zu: malformed JSON: %s", file, line, col,
+  return shim_error_plain (err, EINVAL, "%s%sline %zu, column %zu: malformed JSON: %s", file ? file : "",
+                           file ? ":" : "", line, col,
                      reason && *reason ? reason : "syntax error");
 }
 
@@ -1061,15 +1062,15 @@ shim_config_parse (const char *json, size_t len, const char *bundle, struct shim
 
   /* yajl_tree_parse wants a NUL-terminated buffer and stops at a NUL. */
   if (memchr (json, '\0', len) != NULL)
-    return shim_error (err, EINVAL, "config.json: contains a NUL byte");
+    return shim_error_plain (err, EINVAL, "contains a NUL byte");
   copy = strndup (json, len);
   if (copy == NULL)
     return shim_error_errno (err, "config.json");
   root = yajl_tree_parse (copy, errbuf, sizeof (errbuf));
   if (root == NULL)
-    return syntax_error ("config.json", json, len, errbuf, err);
+    return syntax_error (NULL, json, len, errbuf, err);
   if (!YAJL_IS_OBJECT (root))
-    return shim_error (err, EINVAL, "config.json: expected an object at the top level, got %s",
+    return shim_error_plain (err, EINVAL, "expected an object at the top level, got %s",
                        type_name (root));
 
   cfg = calloc (1, sizeof (*cfg));
@@ -1082,17 +1083,17 @@ shim_config_parse (const char *json, size_t len, const char *bundle, struct shim
     return -1;
 
   if (cfg->oci_version == NULL)
-    return shim_error (err, EINVAL, "ociVersion: required");
+    return shim_error_plain (err, EINVAL, "ociVersion: required");
   if (cfg->root_path == NULL)
-    return shim_error (err, EINVAL, "root.path: required");
+    return shim_error_plain (err, EINVAL, "root.path: required");
   if (cfg->process.args == NULL)
-    return shim_error (err, EINVAL, "process: required (shim has nothing to run without it)");
+    return shim_error_plain (err, EINVAL, "process: required (shim has nothing to run without it)");
   /* The rootfs is set up by mounting: without a mount namespace of its own
    * that would be done to the host. */
   if (shim_config_namespace (cfg, CLONE_NEWNS) == NULL)
-    return shim_error (err, EINVAL, "linux.namespaces: a `mount` namespace is required");
+    return shim_error_plain (err, EINVAL, "linux.namespaces: a `mount` namespace is required");
   if (cfg->hostname && shim_config_namespace (cfg, CLONE_NEWUTS) == NULL)
-    return shim_error (err, EINVAL, "hostname: needs a `uts` entry in linux.namespaces");
+    return shim_error_plain (err, EINVAL, "hostname: needs a `uts` entry in linux.namespaces");
   if (cfg->root_path[0] != '/')
     {
       char *abs = NULL;
@@ -1112,6 +1113,7 @@ shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn
   cleanup_close int dfd = -1;
   cleanup_free char *json = NULL;
   cleanup_free char *abs = NULL;
+  cleanup_free char *file = NULL;
   size_t len;
 
   dfd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1120,10 +1122,12 @@ shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn
   abs = realpath (bundle, NULL);
   if (abs == NULL)
     return shim_error_errno (err, "bundle `%s`", bundle);
-  if (read_file_at (dfd, "config.json", &json, &len, err) < 0)
-    return shim_error_prefix (err, "bundle `%s`", bundle);
+  if (asprintf (&file, "%s/config.json", strcmp (abs, "/") ? abs : "") < 0)
+    return shim_error_errno (err, "bundle `%s`", bundle);
+  if (read_file_at (dfd, "config.json", &json, &len, NULL) < 0)
+    return shim_error_errno (err, "%s", file);
   if (shim_config_parse (json, len, abs, out, warnfn, opaque, err) < 0)
-    return shim_error_prefix (err, "%s/config.json", bundle);
+    return shim_error_prefix (err, "%s", file);
   return 0;
 }
 

@@ -78,7 +78,7 @@ exec_process (const struct shim_process *p, shim_error_t *err)
         }
     }
   if (saved == ENOENT)
-    return shim_error (err, ENOENT, "process.args[0] \"%s\": not found in the container", file);
+    return shim_error_plain (err, ENOENT, "process.args[0] \"%s\": not found in the container", file);
   return shim_error (err, saved, "process.args[0] \"%s\": exec", file);
 }
 

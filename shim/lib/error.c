@@ -2,6 +2,7 @@
 #include "error.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +16,16 @@ vformat (const char *fmt, va_list ap)
   return s;
 }
 
-int
-shim_error (shim_error_t *err, int errno_, const char *fmt, ...)
+static int
+make_error (shim_error_t *err, int errno_, bool append_errno, const char *fmt, va_list ap)
 {
-  va_list ap;
   char *msg;
 
   /* The first, innermost error is the precise one: keep it. */
   if (err == NULL || *err != NULL)
     return -1;
 
-  va_start (ap, fmt);
   msg = vformat (fmt, ap);
-  va_end (ap);
-
   *err = calloc (1, sizeof (**err));
   if (*err == NULL)
     {
@@ -36,7 +33,7 @@ shim_error (shim_error_t *err, int errno_, const char *fmt, ...)
       return -1;
     }
   (*err)->status = errno_;
-  if (msg != NULL && errno_ != 0)
+  if (msg != NULL && errno_ != 0 && append_errno)
     {
       char *full = NULL;
       if (asprintf (&full, "%s: %s", msg, strerror (errno_)) >= 0)
@@ -46,6 +43,26 @@ shim_error (shim_error_t *err, int errno_, const char *fmt, ...)
         }
     }
   (*err)->msg = msg ? msg : strdup ("out of memory formatting an error");
+  return -1;
+}
+
+int
+shim_error (shim_error_t *err, int errno_, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  make_error (err, errno_, true, fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
+int
+shim_error_plain (shim_error_t *err, int errno_, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  make_error (err, errno_, false, fmt, ap);
+  va_end (ap);
   return -1;
 }
 

@@ -21,6 +21,11 @@ typedef struct shim_error_s *shim_error_t;
 int shim_error (shim_error_t *err, int errno_, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
+/* The same, for a message that says it all (a validation error): the errno is
+ * recorded for callers but not appended. */
+int shim_error_plain (shim_error_t *err, int errno_, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
 /* Shorthand for shim_error (err, errno, ...): use right after a failed syscall. */
 #define shim_error_errno(err, ...) shim_error ((err), errno, __VA_ARGS__)
 
