@@ -56,7 +56,7 @@ examples/rootfs/.stamp: examples/mkrootfs.sh $(EXAMPLE_BINS)
 	touch $@
 
 unit: $(UNIT_BINS)
-	tests/run-unit.sh $(UNIT_BINS)
+	SHIM_TEST_SUITES=unit tests/run-all.sh
 
 deps:
 	scripts/install-deps.sh

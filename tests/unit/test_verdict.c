@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verdict rules, one row per row of DESIGN.md's measured table and per
+ * rule; the size formatter; two golden JSON lines. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cgroup_files.h"
+#include "tap.h"
+#include "util.h"
+#include "verdict.h"
+
+#define MIB (1024ULL * 1024)
+#define GIB (1024ULL * MIB)
+
+/* Counters of one memory.events file; ABSENT for a key the kernel lacks. */
+#define ABSENT (-1)
+struct cnt
+{
+  int oom, kill, group;
+};
+
+/* How init ended. */
+enum st_kind
+{
+  ST_NONE, /* the hook: no wait status */
+  ST_EXIT,
+  ST_SIG,
+};
+
+/* Which snapshots exist. */
+enum snaps
+{
+  S_BOTH,       /* baseline and final */
+  S_NO_BASE,    /* final only */
+  S_NONE,       /* neither */
+  S_NO_EVENTS,  /* both, but without memory.events* (no memory controller) */
+  S_AT_OOM,     /* baseline and at_oom (its counters = final's), no final */
+  S_NO_LOCAL,   /* both, memory.events only (kernel before 5.2) */
+};
+
+struct row
+{
+  const char *name;
+  /* input */
+  struct cnt bl, bt, fl, ft; /* baseline local/tree, final local/tree */
+  enum snaps snaps;
+  enum st_kind st;
+  int st_val; /* exit code or signal */
+  uint64_t sent;
+  bool not_enforced;
+  const char *unavail;
+  uint64_t oom_anon, oom_shmem; /* memory.stat at the OOM; 0 0: no at_oom snapshot */
+  /* expected */
+  enum verdict_reason reason;
+  enum verdict_tri oom_killed;
+  bool have_oom;
+  enum verdict_scope scope;
+  int kills, nested;
+  enum verdict_tri group;
+  enum verdict_killed_by by;
+  const char *msg[3]; /* substrings of the message */
+  const char *hint;   /* substring of the hint; NULL: no hint */
+};
+
+#define Z { 0, 0, 0 }
+#define NUL VERDICT_NULL
+#define T VERDICT_TRUE
+#define F VERDICT_FALSE
+#define CONT VERDICT_SCOPE_CONTAINER
+#define ANC VERDICT_SCOPE_ANCESTOR
+#define NOSCOPE VERDICT_SCOPE_NONE
+#define RT VERDICT_BY_RUNTIME
+#define OUT VERDICT_BY_OUTSIDE
+#define NOBY VERDICT_BY_NONE
+#define KILLED_BY_RT VERDICT_SIGBIT (SIGKILL)
+
+static const struct row rows[] = {
+  /* ---- DESIGN.md's measured table ---- */
+  { "table 1: own limit, processes in C, oom.group=1", Z, Z, { 1, 3, 1 }, { 1, 3, 1 }, S_BOTH,
+    ST_SIG, SIGKILL, 0, false, NULL, 58 * MIB, 1 * MIB, VERDICT_OOM_KILLED, T, true, CONT, 3, 0,
+    T, NOBY,
+    { "container c1 was OOM-killed: it hit its 64 MiB memory limit (peak 64 MiB, 3 processes "
+      "killed as a group; 58 MiB anonymous memory)" },
+    "give it more memory: linux.resources.memory.limit in config.json, or --memory 128M" },
+  { "table 2: own limit, processes in nested leaves, oom.group=1", Z, Z, { 1, 0, 1 }, { 1, 5, 1 },
+    S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 5, 0, T,
+    NOBY, { "was OOM-killed: it hit its 64 MiB memory limit", "5 processes killed as a group" },
+    "--memory 128M" },
+  { "table 3: a parent's limit, processes in nested leaves", Z, Z, Z, { 0, 4, 0 }, S_BOTH, ST_SIG,
+    SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, ANC, 4, 0, NUL, NOBY,
+    { "was OOM-killed: a parent cgroup's or the host's memory ran out, not its own 64 MiB limit",
+      "4 processes killed" },
+    "raise the memory limit of the parent cgroup" },
+  { "table 4: only a nested limit, then kill -9 from outside", Z, Z, Z, { 1, 2, 1 }, S_BOTH,
+    ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, F, true, NOSCOPE, 0, 2, F, OUT,
+    { "container c1 was killed by SIGKILL from outside the runtime (not an OOM kill: the 2 OOM "
+      "kills counted were in nested cgroups with their own limits)" },
+    NULL },
+  { "table 4: only a nested limit, init exits 0", Z, Z, Z, { 1, 2, 1 }, S_BOTH, ST_EXIT, 0, 0,
+    false, NULL, 0, 0, VERDICT_EXITED, F, true, NOSCOPE, 0, 2, F, NOBY,
+    { "container c1 exited with code 0; 2 processes in nested cgroups were OOM-killed" }, NULL },
+  { "table 5: oom.group=0, a child killed, init exits 0", Z, Z, { 1, 1, 0 }, { 1, 1, 0 }, S_BOTH,
+    ST_EXIT, 0, 0, false, NULL, 0, 0, VERDICT_EXITED, F, true, CONT, 1, 0, F, NOBY,
+    { "container c1 exited with code 0; a process in the container was OOM-killed (kills 1) "
+      "while init survived" },
+    "give it more memory" },
+  /* ---- rules ---- */
+  { "oom.group=0, init itself OOM-killed", Z, Z, { 1, 2, 0 }, { 1, 2, 0 }, S_BOTH, ST_SIG,
+    SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 2, 0, F, NOBY,
+    { "it hit its 64 MiB memory limit (peak 64 MiB, 2 processes killed)" }, "--memory 128M" },
+  { "kill -9 from outside", Z, Z, Z, Z, S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0,
+    VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, OUT,
+    { "container c1 was killed by SIGKILL from outside the runtime (not an OOM kill: no OOM kill "
+      "was counted in its cgroup)" },
+    NULL },
+  { "shim kill SIGKILL", Z, Z, Z, Z, S_BOTH, ST_SIG, SIGKILL, KILLED_BY_RT, false, NULL, 0, 0,
+    VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, RT,
+    { "was killed by SIGKILL sent by the runtime (not an OOM kill" }, NULL },
+  { "nested kills, then shim kill", Z, Z, Z, { 1, 1, 1 }, S_BOTH, ST_SIG, SIGKILL, KILLED_BY_RT,
+    false, NULL, 0, 0, VERDICT_KILLED, F, true, NOSCOPE, 0, 1, F, RT,
+    { "sent by the runtime",
+      "(not an OOM kill: the one OOM kill counted was in a nested cgroup with its own limit)" }, NULL },
+  { "shim kill after a child was OOM-killed one by one", Z, Z, { 1, 1, 0 }, { 1, 1, 0 }, S_BOTH,
+    ST_SIG, SIGKILL, KILLED_BY_RT, false, NULL, 0, 0, VERDICT_KILLED, NUL, true, CONT, 1, 0, F,
+    RT, { "whether by the runtime or the OOM killer is unknown", "not as a group" },
+    "give it more memory" },
+  { "shim kill and a group OOM kill", Z, Z, { 1, 3, 1 }, { 1, 3, 1 }, S_BOTH, ST_SIG, SIGKILL,
+    KILLED_BY_RT, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 3, 0, T, NOBY,
+    { "was OOM-killed", "; the runtime had also sent SIGKILL" }, "--memory 128M" },
+  { "exit 137 from a normal exit, counters unchanged", Z, Z, Z, Z, S_BOTH, ST_EXIT, 137, 0, false,
+    NULL, 0, 0, VERDICT_EXITED, F, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "container c1 exited with code 137" }, NULL },
+  { "exit 137, counters unavailable", Z, Z, Z, Z, S_NONE, ST_EXIT, 137, 0, false,
+    "cgroup already removed", 0, 0, VERDICT_EXITED, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "exited with code 137; whether anything in it was OOM-killed is unknown: cgroup already "
+      "removed" },
+    NULL },
+  { "SIGKILL, counters unavailable", Z, Z, Z, Z, S_NONE, ST_SIG, SIGKILL, 0, false,
+    "cgroup already removed", 0, 0, VERDICT_KILLED, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "container c1 was killed by SIGKILL; whether by the OOM killer is unknown: cgroup already "
+      "removed" },
+    NULL },
+  { "shim kill, counters unavailable", Z, Z, Z, Z, S_NONE, ST_SIG, SIGKILL, KILLED_BY_RT, false,
+    NULL, 0, 0, VERDICT_KILLED, NUL, false, NOSCOPE, 0, 0, NUL, RT,
+    { "killed by SIGKILL sent by the runtime; whether by the OOM killer is unknown: no cgroup "
+      "snapshot was taken" },
+    NULL },
+  { "pre-existing counters are not blamed", { 2, 5, 2 }, { 3, 9, 2 }, { 2, 5, 2 }, { 3, 9, 2 },
+    S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL,
+    OUT, { "from outside the runtime", "no OOM kill was counted" }, NULL },
+  { "pre-existing counters, then a real group kill", { 2, 5, 2 }, { 3, 9, 2 }, { 3, 8, 3 },
+    { 4, 12, 3 }, S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true,
+    CONT, 3, 0, T, NOBY, { "3 processes killed as a group" }, "give it more memory" },
+  { "no baseline, non-zero counters: may predate the container", Z, Z, { 1, 1, 1 }, { 1, 1, 1 },
+    S_NO_BASE, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, NUL, false, NOSCOPE, 0, 0,
+    NUL, NOBY, { "no baseline was taken at create" }, NULL },
+  { "no baseline, zero counters: still no OOM kill", Z, Z, Z, Z, S_NO_BASE, ST_SIG, SIGKILL, 0,
+    false, NULL, 0, 0, VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, OUT,
+    { "no OOM kill was counted" }, NULL },
+  { "counters went down: another cgroup", { 5, 5, 5 }, { 5, 5, 5 }, Z, Z, S_BOTH, ST_SIG, SIGKILL,
+    0, false, NULL, 0, 0, VERDICT_KILLED, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "the OOM counters went down since create" }, NULL },
+  { "limit not enforced, no counters", Z, Z, Z, Z, S_NO_EVENTS, ST_SIG, SIGKILL, 0, true, NULL, 0,
+    0, VERDICT_KILLED, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "whether by the OOM killer is unknown: memory limit not enforced" }, NULL },
+  { "limit not enforced, counters there anyway", Z, Z, { 1, 2, 1 }, { 1, 2, 1 }, S_BOTH, ST_SIG,
+    SIGKILL, 0, true, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 2, 0, T, NOBY,
+    { "was OOM-killed" }, "give it more memory" },
+  { "no memory controller", Z, Z, Z, Z, S_NO_EVENTS, ST_EXIT, 1, 0, false, "no memory controller",
+    0, 0, VERDICT_EXITED, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "exited with code 1; whether anything in it was OOM-killed is unknown: no memory "
+      "controller" },
+    NULL },
+  { "SIGTERM from shim kill", Z, Z, Z, Z, S_BOTH, ST_SIG, SIGTERM, VERDICT_SIGBIT (SIGTERM), false,
+    NULL, 0, 0, VERDICT_SIGNALED, F, false, NOSCOPE, 0, 0, NUL, RT,
+    { "container c1 was terminated by signal SIGTERM sent by the runtime" }, NULL },
+  { "SIGSEGV", Z, Z, Z, Z, S_BOTH, ST_SIG, SIGSEGV, VERDICT_SIGBIT (SIGTERM), false, NULL, 0, 0,
+    VERDICT_SIGNALED, F, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "container c1 was terminated by signal SIGSEGV" }, NULL },
+  { "kernel before 5.17: no oom_group_kill", Z, Z, { 1, 2, ABSENT }, { 1, 2, ABSENT }, S_BOTH,
+    ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 2, 0, NUL, NOBY,
+    { "2 processes killed)" }, "give it more memory" },
+  { "kernel before 5.17, victims in nested leaves", Z, Z, { 1, 0, ABSENT }, { 1, 3, ABSENT },
+    S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 3, 0, NUL,
+    NOBY, { "it hit its 64 MiB memory limit" }, "give it more memory" },
+  { "own limit and nested limits both ran out", Z, Z, { 1, 0, 0 }, { 2, 3, 1 }, S_BOTH, ST_SIG,
+    SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, NUL, true, CONT, 0, 3, F, NOBY,
+    { "whether by the OOM killer is unknown: its own memory limit ran out while nested cgroups ran "
+      "out of theirs" },
+    NULL },
+  { "kernel before 5.2, no kills in the tree", Z, Z, Z, { 1, 0, ABSENT }, S_NO_LOCAL, ST_SIG,
+    SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, OUT,
+    { "no OOM kill was counted" }, NULL },
+  { "kernel before 5.2, kills in the tree", Z, Z, Z, { 1, 2, ABSENT }, S_NO_LOCAL, ST_SIG, SIGKILL,
+    0, false, NULL, 0, 0, VERDICT_KILLED, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "no memory.events.local" }, NULL },
+  { "at_oom stands in for a missing final; shmem filled memory", Z, Z, { 1, 2, 1 }, { 1, 2, 1 },
+    S_AT_OOM, ST_SIG, SIGKILL, 0, false, NULL, 4 * MIB, 60 * MIB, VERDICT_OOM_KILLED, T, true,
+    CONT, 2, 0, T, NOBY, { "; most of it tmpfs / shared memory: 60 MiB shmem)" },
+    "give it more memory" },
+  /* ---- the hook: no wait status ---- */
+  { "hook: group kill", Z, Z, { 1, 3, 1 }, { 1, 3, 1 }, S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0,
+    VERDICT_OOM_KILLED, T, true, CONT, 3, 0, T, NOBY,
+    { "container c1 was OOM-killed (its exit status was not known here): it hit its 64 MiB" },
+    "--memory 128M" },
+  { "hook: ancestor kill", Z, Z, Z, { 0, 2, 0 }, S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0,
+    VERDICT_OOM_KILLED, T, true, ANC, 2, 0, NUL, NOBY,
+    { "(its exit status was not known here): a parent cgroup's or the host's memory ran out" },
+    "parent cgroup" },
+  { "hook: one-by-one kill, init may have survived", Z, Z, { 1, 1, 0 }, { 1, 1, 0 }, S_BOTH,
+    ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_UNKNOWN, NUL, true, CONT, 1, 0, F, NOBY,
+    { "1 process in it was OOM-killed, not as a group", "unknown whether init was one of them" },
+    "give it more memory" },
+  { "hook: no kill", Z, Z, Z, Z, S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_UNKNOWN, F,
+    false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "container c1 stopped with no OOM kill counted in its cgroup (its exit status was not "
+      "known here)" },
+    NULL },
+  { "hook: nested kills only", Z, Z, Z, { 1, 2, 1 }, S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0,
+    VERDICT_UNKNOWN, F, true, NOSCOPE, 0, 2, F, NOBY,
+    { "container c1 stopped with no OOM kill of its own (its exit status was not known here); "
+      "the 2 OOM kills counted were in nested cgroups with their own limits" },
+    NULL },
+  { "hook: counters unavailable", Z, Z, Z, Z, S_NONE, ST_NONE, 0, 0, false,
+    "cgroup already removed", 0, 0, VERDICT_UNKNOWN, NUL, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "whether it was OOM-killed is unknown: cgroup already removed" }, NULL },
+};
+
+static void
+set_events (struct cg_memory_events *e, struct cnt c)
+{
+  memset (e, 0, sizeof *e);
+  e->have = CG_EV_LOW | CG_EV_HIGH | CG_EV_MAX | CG_EV_OOM | CG_EV_OOM_KILL;
+  e->oom = (uint64_t) c.oom;
+  e->oom_kill = (uint64_t) c.kill;
+  if (c.group != ABSENT)
+    {
+      e->have |= CG_EV_OOM_GROUP_KILL;
+      e->oom_group_kill = (uint64_t) c.group;
+    }
+}
+
+/* A snapshot of a 64 MiB container that peaked at its limit. */
+static void
+make_snap (struct cg_snapshot *s, struct cnt local, struct cnt tree, enum snaps how)
+{
+  memset (s, 0, sizeof *s);
+  s->have = CG_SNAP_MAX | CG_SNAP_PEAK | CG_SNAP_SWAP_MAX | CG_SNAP_CGROUP_EVENTS;
+  s->memory_max = 64 * MIB;
+  s->memory_peak = 64 * MIB;
+  s->memory_swap_max = 0;
+  s->cgroup_events.have = CG_CEV_POPULATED | CG_CEV_FROZEN;
+  if (how == S_NO_EVENTS)
+    return;
+  set_events (&s->events, tree);
+  s->have |= CG_SNAP_EVENTS;
+  if (how != S_NO_LOCAL)
+    {
+      set_events (&s->events_local, local);
+      s->have |= CG_SNAP_EVENTS_LOCAL;
+    }
+}
+
+static void
+compute_row (const struct row *r, struct verdict *v)
+{
+  struct cg_snapshot base, fin, oom;
+  struct verdict_input in = {
+    .container_id = "c1",
+    .memory_limit_enforced = !r->not_enforced,
+    .unavailable_reason = r->unavail,
+    .signals_sent = r->sent,
+  };
+
+  make_snap (&base, r->bl, r->bt, r->snaps);
+  make_snap (&fin, r->fl, r->ft, r->snaps);
+  make_snap (&oom, r->fl, r->ft, r->snaps);
+  if (r->snaps != S_NO_BASE && r->snaps != S_NONE)
+    in.baseline = &base;
+  if (r->snaps != S_NONE && r->snaps != S_AT_OOM)
+    in.final = &fin;
+  if (r->oom_anon || r->oom_shmem || r->snaps == S_AT_OOM)
+    {
+      oom.have |= CG_SNAP_STAT;
+      oom.stat.have = CG_STAT_ANON | CG_STAT_FILE | CG_STAT_SHMEM | CG_STAT_KERNEL;
+      oom.stat.anon = r->oom_anon;
+      oom.stat.shmem = r->oom_shmem;
+      oom.stat.file = r->oom_shmem + MIB;
+      oom.stat.kernel = MIB;
+      in.at_oom = &oom;
+    }
+  switch (r->st)
+    {
+    case ST_NONE:
+      break;
+    case ST_EXIT:
+      in.have_status = true;
+      in.status = (r->st_val & 0xff) << 8; /* W_EXITCODE */
+      break;
+    case ST_SIG:
+      in.have_status = true;
+      in.status = r->st_val; /* as waitpid reports a death by signal */
+      break;
+    }
+  verdict_compute (&in, v);
+}
+
+static void
+test_rows (void)
+{
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      const struct row *r = &rows[i];
+      struct verdict v;
+
+      compute_row (r, &v);
+      is_str (verdict_reason_name (v.reason), verdict_reason_name (r->reason), "%s: reason",
+              r->name);
+      is_int (v.oom_killed, r->oom_killed, "%s: oom_killed", r->name);
+      ok (r->oom_killed != VERDICT_NULL || v.unknown_reason[0] != '\0',
+          "%s: a null oom_killed has a reason", r->name);
+      is_int (v.have_oom, r->have_oom, "%s: oom object present", r->name);
+      is_int (v.oom.scope, r->scope, "%s: scope", r->name);
+      is_int (v.oom.kills, r->kills, "%s: kills", r->name);
+      is_int (v.oom.nested_kills, r->nested, "%s: nested_kills", r->name);
+      if (r->have_oom)
+        is_int (v.oom.group_kill, r->group, "%s: group_kill", r->name);
+      is_int (v.killed_by, r->by, "%s: killed_by", r->name);
+      is_int (v.memory_limit_enforced, !r->not_enforced, "%s: memory_limit_enforced", r->name);
+      for (int m = 0; m < 3 && r->msg[m]; m++)
+        has_str (v.message, r->msg[m], "%s: message says \"%s\"", r->name, r->msg[m]);
+      if (r->hint)
+        has_str (v.hint, r->hint, "%s: hint", r->name);
+      else
+        is_str (v.hint, "", "%s: no hint", r->name);
+      if (r->st == ST_NONE)
+        ok (!v.have_exit_code && v.signal == 0, "%s: no exit code or signal without a status",
+            r->name);
+      else if (r->st == ST_EXIT)
+        ok (v.have_exit_code && v.exit_code == r->st_val && v.signal == 0, "%s: exit code %d",
+            r->name, r->st_val);
+      else
+        ok (v.have_exit_code && v.exit_code == 128 + r->st_val && v.signal == r->st_val,
+            "%s: exit code 128 + signal", r->name);
+    }
+}
+
+static void
+test_sizes (void)
+{
+  static const struct
+  {
+    uint64_t bytes;
+    const char *want;
+  } cases[] = {
+    { 0, "0 B" },
+    { 1023, "1023 B" },
+    { 1024, "1 KiB" },
+    { 1536, "1.5 KiB" },
+    { 64 * MIB, "64 MiB" },
+    { 64 * MIB + 1, "64 MiB" },
+    { 1048575, "1 MiB" }, /* 1023.999 KiB rounds up into the next unit */
+    { 3 * GIB / 2, "1.5 GiB" },
+    { 100000000, "95.4 MiB" },
+    { UINT64_MAX, "16 EiB" },
+  };
+  char buf[32];
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      verdict_format_size (cases[i].bytes, buf, sizeof buf);
+      is_str (buf, cases[i].want, "size %llu", (unsigned long long) cases[i].bytes);
+    }
+}
+
+/* The --memory suggestion: double the limit, whole GiB when exact. */
+static void
+test_hint_sizes (void)
+{
+  static const struct
+  {
+    uint64_t limit;
+    const char *want;
+  } cases[] = {
+    { 64 * MIB, "--memory 128M" },
+    { 512 * MIB, "--memory 1G" },
+    { 3 * GIB / 2, "--memory 3G" },
+    { 100000000, "--memory 191M" },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      struct cg_snapshot base, fin;
+      struct verdict v;
+      struct verdict_input in = { .container_id = "c", .memory_limit_enforced = true,
+                                  .baseline = &base, .final = &fin, .have_status = true,
+                                  .status = SIGKILL };
+
+      make_snap (&base, (struct cnt) Z, (struct cnt) Z, S_BOTH);
+      make_snap (&fin, (struct cnt){ 1, 1, 1 }, (struct cnt){ 1, 1, 1 }, S_BOTH);
+      fin.memory_max = cases[i].limit;
+      verdict_compute (&in, &v);
+      has_str (v.hint, cases[i].want, "hint for a %llu-byte limit",
+               (unsigned long long) cases[i].limit);
+    }
+}
+
+static void
+test_json (void)
+{
+  static const char *const golden_oom
+      = "{\"reason\":\"OOMKilled\",\"exit_code\":137,\"signal\":\"SIGKILL\",\"oom_killed\":true,"
+        "\"oom\":{\"scope\":\"container\",\"kills\":3,\"group_kill\":true,\"nested_kills\":0},"
+        "\"memory_limit\":67108864,\"memory_peak\":67108864,\"memory_limit_enforced\":true,"
+        "\"killed_by\":null,\"message\":\"container c1 was OOM-killed: it hit its 64 MiB memory "
+        "limit (peak 64 MiB, 3 processes killed as a group; 58 MiB anonymous memory)\","
+        "\"hint\":\"give it more memory: linux.resources.memory.limit in config.json, or "
+        "--memory 128m\"}";
+  static const char *const golden_unknown
+      = "{\"reason\":\"Killed\",\"exit_code\":137,\"signal\":\"SIGKILL\",\"oom_killed\":null,"
+        "\"oom\":null,\"memory_limit\":null,\"memory_peak\":null,\"memory_limit_enforced\":true,"
+        "\"killed_by\":null,\"message\":\"container c1 was killed by SIGKILL; whether by the OOM "
+        "killer is unknown: cgroup already removed\",\"hint\":null}";
+  const struct row *oom_row = NULL, *gone_row = NULL;
+  struct verdict v;
+
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      if (strncmp (rows[i].name, "table 1:", 8) == 0)
+        oom_row = &rows[i];
+      if (strcmp (rows[i].name, "SIGKILL, counters unavailable") == 0)
+        gone_row = &rows[i];
+    }
+  if (oom_row == NULL || gone_row == NULL)
+    abort ();
+
+  {
+    cleanup_error shim_error_t err = NULL;
+    cleanup_free char *json = NULL;
+    compute_row (oom_row, &v);
+    ok (verdict_to_json (&v, &json, &err) == 0, "JSON: OOMKilled generates");
+    is_str (json, golden_oom, "JSON: OOMKilled golden line");
+  }
+  {
+    cleanup_error shim_error_t err = NULL;
+    cleanup_free char *json = NULL;
+    compute_row (gone_row, &v);
+    ok (verdict_to_json (&v, &json, &err) == 0, "JSON: unknown generates");
+    is_str (json, golden_unknown, "JSON: counters unavailable golden line");
+  }
+}
+
+int
+main (void)
+{
+  test_rows ();
+  test_sizes ();
+  test_hint_sizes ();
+  test_json ();
+  return done_testing ();
+}
