@@ -417,7 +417,7 @@ test_json (void)
         "\"killed_by\":null,\"message\":\"container c1 was OOM-killed: it hit its 64 MiB memory "
         "limit (peak 64 MiB, 3 processes killed as a group; 58 MiB anonymous memory)\","
         "\"hint\":\"give it more memory: linux.resources.memory.limit in config.json, or "
-        "--memory 128m\"}";
+        "--memory 128M\"}";
   static const char *const golden_unknown
       = "{\"reason\":\"Killed\",\"exit_code\":137,\"signal\":\"SIGKILL\",\"oom_killed\":null,"
         "\"oom\":null,\"memory_limit\":null,\"memory_peak\":null,\"memory_limit_enforced\":true,"
