@@ -188,6 +188,17 @@ struct field
   const char *unsupported;
 };
 
+/* Whether the object's I-th key already came before it. */
+static bool
+key_repeated (yajl_val obj, size_t i)
+{
+  size_t j;
+  for (j = 0; j < i; j++)
+    if (strcmp (obj->u.object.keys[j], obj->u.object.keys[i]) == 0)
+      return true;
+  return false;
+}
+
 static int
 walk_object (struct ctx *c, yajl_val v, const char *path, const struct field *fields, void *target)
 {
@@ -206,6 +217,10 @@ walk_object (struct ctx *c, yajl_val v, const char *path, const struct field *fi
           break;
       if (f->key == NULL)
         continue;
+      /* yajl keeps both copies of a repeated key; the parsers fill their
+       * target once (a second `mounts` would meet the first's count). */
+      if (key_repeated (v, i))
+        return shim_error_plain (c->err, EINVAL, "%s: given twice", p);
       if (f->unsupported)
         {
           warn (c, p, f->unsupported);
@@ -632,7 +647,9 @@ parse_mounts (struct ctx *c, yajl_val v, const char *path, void *target)
           const char *key = e->u.object.keys[k];
           yajl_val val = e->u.object.values[k];
           cleanup_free char *kp = path_key (ep, key);
-          if (strcmp (key, "destination") == 0)
+          if (key_repeated (e, k))
+            r = shim_error_plain (c->err, EINVAL, "%s: given twice", kp);
+          else if (strcmp (key, "destination") == 0)
             r = get_string (c, val, kp, &m->destination);
           else if (strcmp (key, "type") == 0)
             r = get_string (c, val, kp, &m->type);
@@ -1026,11 +1043,20 @@ syntax_error (const char *file, const char *json, size_t len, const char *what, 
   size_t off = len, i, line = 1, col = 1;
   cleanup_free char *reason = NULL;
 
-  /* A failure in yajl_complete_parse is at the end of the input. */
+  /* A failure in yajl_complete_parse is at the end of the input.  The
+   * event parser must accept what yajl_tree_parse accepts (comments), or
+   * it would stop at a comment before the real error. */
   if (h)
     {
+      yajl_config (h, yajl_allow_comments, 1);
+      /* yajl counts the offending token as consumed: point at its last
+       * byte, not at the one after it. */
       if (yajl_parse (h, (const unsigned char *) json, len) != yajl_status_ok)
-        off = yajl_get_bytes_consumed (h);
+        {
+          off = yajl_get_bytes_consumed (h);
+          if (off > 0)
+            off--;
+        }
       yajl_free (h);
     }
   if (off > len)

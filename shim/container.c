@@ -67,7 +67,8 @@ exec_process (const struct shim_process *p, shim_error_t *err)
           dlen = strcspn (dir, ":");
           free (buf);
           buf = NULL;
-          if (asprintf (&buf, "%.*s/%s", (int) dlen, dlen ? dir : ".", file) < 0)
+          /* An empty entry is the working directory, as for execvp. */
+          if (asprintf (&buf, "%.*s/%s", dlen ? (int) dlen : 1, dlen ? dir : ".", file) < 0)
             return shim_error_errno (err, "process.args[0]");
           execve (buf, p->args, p->env ? p->env : (char *[]){ NULL });
           /* Remember a more telling error than "not there" (EACCES, ENOEXEC). */
@@ -89,10 +90,17 @@ apply_rlimits (const struct shim_process *p, shim_error_t *err)
   for (i = 0; i < p->n_rlimits; i++)
     {
       struct rlimit rl = { .rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard };
-      if (setrlimit (p->rlimits[i].resource, &rl) < 0)
-        return shim_error_errno (err, "process.rlimits[%zu]: setrlimit(%d, %llu, %llu)", i,
-                                 p->rlimits[i].resource, (unsigned long long) rl.rlim_cur,
-                                 (unsigned long long) rl.rlim_max);
+      struct rlimit cur;
+      if (setrlimit (p->rlimits[i].resource, &rl) == 0)
+        continue;
+      /* The usual cause, said in words: raising a hard limit is a privilege. */
+      if (errno == EPERM && getrlimit (p->rlimits[i].resource, &cur) == 0 && rl.rlim_max > cur.rlim_max)
+        return shim_error (err, EPERM,
+                           "process.rlimits[%zu]: hard limit %llu is above the runtime's own %llu, "
+                           "and raising it needs CAP_SYS_RESOURCE",
+                           i, (unsigned long long) rl.rlim_max, (unsigned long long) cur.rlim_max);
+      return shim_error_errno (err, "process.rlimits[%zu]: setrlimit soft %llu, hard %llu", i,
+                               (unsigned long long) rl.rlim_cur, (unsigned long long) rl.rlim_max);
     }
   return 0;
 }
@@ -162,6 +170,12 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   sigemptyset (&all);
   if (sigprocmask (SIG_SETMASK, &all, NULL) < 0)
     return shim_error_errno (err, "sigprocmask");
+  /* Nor the signals the runtime's caller ignores: SIG_IGN survives exec,
+   * and a shell starts background jobs with SIGINT and SIGQUIT ignored (a
+   * pid-1 shell could then not even trap them).  SIGKILL, SIGSTOP and the
+   * C library's own signals refuse the change; nothing is lost there. */
+  for (i = 1; i < NSIG; i++)
+    signal ((int) i, SIG_DFL);
   /* Die with the runtime instead of lingering if it is killed. */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
@@ -191,6 +205,10 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return shim_error_errno (err, "process.cwd `%s`", p->cwd);
   if (apply_user (p, err) < 0)
     return -1;
+  /* Changing the uid or gid cleared the parent-death signal: set it again,
+   * or a container of another user outlives a killed runtime. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
+    return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
   if (p->no_new_privileges && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return shim_error_errno (err, "process.noNewPrivileges: prctl");
 

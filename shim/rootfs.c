@@ -162,16 +162,17 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
     {
       if (do_mount (src, target, m->destination, NULL, MS_BIND | (m->flags & MS_REC), NULL, err) < 0)
         return shim_error_prefix (err, "mounts[%zu]", i);
-      if (m->flags & REMOUNT_FLAGS)
-        {
-          /* Reopen: the fd still names the covered directory, not the new mount. */
-          close (target);
-          target = openat2_in_root (rootfd, m->destination, O_PATH, err);
-          if (target < 0
-              || do_mount (NULL, target, m->destination, NULL,
-                           MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS), NULL, err) < 0)
-            return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
-        }
+      /* Reopen: the fd still names the covered directory, not the new
+       * mount, and both the remount and a propagation change below must
+       * be made on the new mount. */
+      close (target);
+      target = openat2_in_root (rootfd, m->destination, O_PATH, err);
+      if (target < 0)
+        return shim_error_prefix (err, "mounts[%zu]", i);
+      if ((m->flags & REMOUNT_FLAGS)
+          && do_mount (NULL, target, m->destination, NULL, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS),
+                       NULL, err) < 0)
+        return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
     }
   else
     {

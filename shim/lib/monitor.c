@@ -67,11 +67,22 @@ int
 monitor_update (struct monitor *m, shim_error_t *err)
 {
   struct cg_snapshot s;
+  char ack[512];
 
   if (m->cgroup_fd < 0)
     return 0;
+  /* kernfs keeps reporting POLLPRI until the change has been read through
+   * the polled fd itself: without this read, poll(2) on events_fd returns at
+   * once forever.  Read before the snapshot, so that a change during it wakes
+   * the caller again. */
+  if (m->events_fd >= 0 && pread (m->events_fd, ack, sizeof ack, 0) < 0 && errno == ENODEV)
+    return shim_error_plain (err, ENOENT, "the cgroup was removed");
   if (cg_snapshot_read (m->cgroup_fd, &s, err) < 0)
     return -1;
+  /* Files of a removed cgroup read as absent (ENOENT): that is no evidence,
+   * and must not replace the last real snapshot. */
+  if (m->have_baseline && (s.have & m->baseline.have) != m->baseline.have)
+    return shim_error_plain (err, ENOENT, "the cgroup was removed while it was read");
   log_snapshot ("update", &s);
   m->last = s;
   m->have_last = true;

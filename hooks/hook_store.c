@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "hook_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "hook_json.h"
+#include "util.h"
+
+/* Unlocks (by closing) the store lock. */
+#define cleanup_lock cleanup_close
+
+int
+hook_store_open (const char *dir, bool create, int *dirfd, shim_error_t *err)
+{
+  *dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (*dirfd >= 0 || errno != ENOENT || !create)
+    return *dirfd >= 0 ? 0 : shim_error_errno (err, "verdict directory `%s`", dir);
+  {
+    cleanup_free char *p = strdup (dir);
+    if (p == NULL)
+      return shim_error_errno (err, "verdict directory `%s`", dir);
+    /* mkdir -p: every prefix, then the directory itself. */
+    for (char *s = strchr (p + 1, '/');; s = strchr (s + 1, '/'))
+      {
+        if (s)
+          *s = '\0';
+        if (mkdir (p, 0755) < 0 && errno != EEXIST)
+          return shim_error_errno (err, "create the verdict directory `%s`", p);
+        if (s == NULL)
+          break;
+        *s = '/';
+      }
+  }
+  *dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (*dirfd < 0)
+    return shim_error_errno (err, "verdict directory `%s`", dir);
+  return 0;
+}
+
+/* DIR/.lock, exclusively: held while directories are replaced or removed. */
+static int
+store_lock (int dirfd, shim_error_t *err)
+{
+  int fd = openat (dirfd, ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+  if (fd < 0)
+    return shim_error_errno (err, "verdict directory: open `.lock`");
+  while (flock (fd, LOCK_EX) < 0)
+    if (errno != EINTR)
+      {
+        close (fd);
+        return shim_error_errno (err, "verdict directory: lock `.lock`");
+      }
+  return fd;
+}
+
+/* Remove DIR/name and the files in it (the store never nests deeper). */
+static int
+remove_dir_at (int parent, const char *name, shim_error_t *err)
+{
+  cleanup_close int fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  cleanup_dir DIR *d = NULL;
+  struct dirent *e;
+
+  if (fd < 0)
+    return errno == ENOENT ? 0 : shim_error_errno (err, "verdict directory: open `%s`", name);
+  d = fdopendir (fd);
+  if (d == NULL)
+    return shim_error_errno (err, "verdict directory: read `%s`", name);
+  fd = -1; /* owned by d now */
+  while ((e = readdir (d)) != NULL)
+    {
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      if (unlinkat (dirfd (d), e->d_name, 0) < 0 && errno != ENOENT)
+        return shim_error_errno (err, "verdict directory: remove `%s/%s`", name, e->d_name);
+    }
+  if (unlinkat (parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return shim_error_errno (err, "verdict directory: remove `%s`", name);
+  return 0;
+}
+
+int
+hook_store_fresh (int dirfd, const char *id, int *cfd, shim_error_t *err)
+{
+  cleanup_lock int lock = store_lock (dirfd, err);
+  char aside[256];
+
+  if (lock < 0)
+    return -1;
+  snprintf (aside, sizeof aside, ".gone.%s.%d", id, (int) getpid ());
+  if (renameat (dirfd, id, dirfd, aside) == 0)
+    {
+      if (remove_dir_at (dirfd, aside, err) < 0)
+        return -1;
+    }
+  else if (errno != ENOENT)
+    return shim_error_errno (err, "verdict directory: move `%s` aside", id);
+  if (mkdirat (dirfd, id, 0755) < 0)
+    return shim_error_errno (err, "verdict directory: create `%s`", id);
+  *cfd = openat (dirfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (*cfd < 0)
+    return shim_error_errno (err, "verdict directory: open `%s`", id);
+  return 0;
+}
+
+int
+hook_store_open_container (int dirfd, const char *id, int *cfd, shim_error_t *err)
+{
+  *cfd = openat (dirfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (*cfd < 0)
+    return shim_error_errno (err, "verdict directory: `%s`", id);
+  return 0;
+}
+
+bool
+hook_store_watcher_running (int cfd)
+{
+  cleanup_close int fd = openat (cfd, HOOK_LOCK, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return false;
+  return flock (fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+}
+
+bool
+hook_store_wait_watcher (int cfd, int timeout_ms)
+{
+  cleanup_close int fd = openat (cfd, HOOK_LOCK, O_RDONLY | O_CLOEXEC);
+  int waited = 0;
+
+  if (fd < 0)
+    return true;
+  for (;;)
+    {
+      if (flock (fd, LOCK_SH | LOCK_NB) == 0)
+        return true;
+      if (errno != EWOULDBLOCK && errno != EINTR)
+        return true; /* not lockable: nothing to wait for */
+      if (waited >= timeout_ms)
+        return false;
+      usleep (10 * 1000);
+      waited += 10;
+    }
+}
+
+void
+hook_now_rfc3339 (char *buf, size_t len)
+{
+  time_t t = time (NULL);
+  struct tm tm;
+
+  gmtime_r (&t, &tm);
+  strftime (buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int
+meta_gen_field (yajl_gen g, const char *key, const char *val)
+{
+  if (yajl_gen_string (g, (const unsigned char *) key, strlen (key)) != yajl_gen_status_ok)
+    return -1;
+  if (val == NULL)
+    return yajl_gen_null (g) == yajl_gen_status_ok ? 0 : -1;
+  return yajl_gen_string (g, (const unsigned char *) val, strlen (val)) == yajl_gen_status_ok ? 0
+                                                                                                : -1;
+}
+
+int
+hook_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err)
+{
+  cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
+  const unsigned char *buf;
+  size_t len;
+
+  if (g == NULL || yajl_gen_map_open (g) != yajl_gen_status_ok
+      || meta_gen_field (g, "cgroup", m->cgroup) < 0 || meta_gen_field (g, "bundle", m->bundle) < 0
+      || yajl_gen_string (g, (const unsigned char *) "pid", 3) != yajl_gen_status_ok
+      || yajl_gen_integer (g, m->pid) != yajl_gen_status_ok
+      || meta_gen_field (g, "armed_at", m->armed_at) < 0
+      || meta_gen_field (g, "oom_group", m->oom_group) < 0
+      || yajl_gen_string (g, (const unsigned char *) "oom_file", 8) != yajl_gen_status_ok
+      || yajl_gen_bool (g, m->oom_file) != yajl_gen_status_ok
+      || meta_gen_field (g, "error", m->error) < 0 || yajl_gen_map_close (g) != yajl_gen_status_ok
+      || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
+    return shim_error_plain (err, ENOMEM, "generate `" HOOK_META "`");
+  return write_file_atomic_at (cfd, HOOK_META, (const char *) buf, len, 0644, err);
+}
+
+static int
+meta_dup_field (yajl_val root, const char *key, char **out)
+{
+  const char *path[] = { key, NULL };
+  yajl_val v = yajl_tree_get (root, path, yajl_t_string);
+
+  *out = NULL;
+  if (v == NULL)
+    return 0;
+  *out = strdup (v->u.string);
+  return *out ? 0 : -1;
+}
+
+int
+hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
+{
+  cleanup_free char *json = NULL;
+  cleanup_yajl_val yajl_val root = NULL;
+  const char *pid[] = { "pid", NULL }, *oom_file[] = { "oom_file", NULL };
+  yajl_val v;
+  char ebuf[128];
+
+  memset (m, 0, sizeof *m);
+  if (read_file_at (cfd, HOOK_META, &json, NULL, err) < 0)
+    return -1;
+  root = yajl_tree_parse (json, ebuf, sizeof ebuf);
+  if (root == NULL || !YAJL_IS_OBJECT (root))
+    return shim_error_plain (err, EINVAL, "`" HOOK_META "`: not a JSON object");
+  if (meta_dup_field (root, "cgroup", &m->cgroup) < 0
+      || meta_dup_field (root, "bundle", &m->bundle) < 0
+      || meta_dup_field (root, "armed_at", &m->armed_at) < 0
+      || meta_dup_field (root, "oom_group", &m->oom_group) < 0
+      || meta_dup_field (root, "error", &m->error) < 0)
+    {
+      hook_meta_release (m);
+      return shim_error_errno (err, "read `" HOOK_META "`");
+    }
+  v = yajl_tree_get (root, pid, yajl_t_number);
+  m->pid = v && YAJL_IS_INTEGER (v) ? YAJL_GET_INTEGER (v) : 0;
+  m->oom_file = YAJL_IS_TRUE (yajl_tree_get (root, oom_file, yajl_t_any));
+  return 0;
+}
+
+void
+hook_meta_release (struct hook_meta *m)
+{
+  free (m->cgroup);
+  free (m->bundle);
+  free (m->armed_at);
+  free (m->oom_group);
+  free (m->error);
+  memset (m, 0, sizeof *m);
+}
+
+/* ---- cleanup ------------------------------------------------------------ */
+
+struct gc_entry
+{
+  char name[256];
+  time_t mtime; /* the directory's: every record or verdict written renames into it */
+  bool finished;
+};
+
+static int
+by_newest (const void *a, const void *b)
+{
+  const struct gc_entry *x = a, *y = b;
+  return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : 0;
+}
+
+int
+hook_store_gc (int dirfd, const struct hook_gc_policy *p, shim_error_t *err)
+{
+  cleanup_lock int lock = store_lock (dirfd, err);
+  cleanup_close int scan_fd = -1;
+  cleanup_dir DIR *d = NULL;
+  cleanup_free struct gc_entry *v = NULL;
+  size_t n = 0, cap = 0, finished = 0;
+  time_t cutoff = time (NULL) - (time_t) p->keep_days * 86400;
+  struct dirent *e;
+  int removed = 0;
+
+  if (lock < 0)
+    return -1;
+  scan_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (scan_fd < 0 || (d = fdopendir (scan_fd)) == NULL)
+    return shim_error_errno (err, "verdict directory: read it");
+  scan_fd = -1;
+  while ((e = readdir (d)) != NULL)
+    {
+      cleanup_close int cfd = -1;
+      struct stat st;
+
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0
+          || strcmp (e->d_name, ".lock") == 0)
+        continue;
+      if (strncmp (e->d_name, ".gone.", 6) == 0)
+        {
+          /* Left by an arming that was interrupted. */
+          if (remove_dir_at (dirfd, e->d_name, err) < 0)
+            return -1;
+          continue;
+        }
+      cfd = openat (dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (cfd < 0 || fstat (cfd, &st) < 0 || hook_store_watcher_running (cfd))
+        continue;
+      if (n == cap)
+        {
+          size_t ncap = cap ? cap * 2 : 64;
+          struct gc_entry *nv = realloc (v, ncap * sizeof *v);
+          if (nv == NULL)
+            return shim_error_errno (err, "verdict directory: cleanup");
+          v = nv;
+          cap = ncap;
+        }
+      snprintf (v[n].name, sizeof v[n].name, "%s", e->d_name);
+      v[n].mtime = st.st_mtime;
+      v[n].finished = faccessat (cfd, HOOK_VERDICT, F_OK, 0) == 0;
+      n++;
+    }
+  qsort (v, n, sizeof *v, by_newest);
+  for (size_t i = 0; i < n; i++)
+    {
+      bool too_many = v[i].finished && ++finished > (size_t) p->keep_count;
+      if (!too_many && v[i].mtime >= cutoff)
+        continue;
+      if (remove_dir_at (dirfd, v[i].name, err) < 0)
+        return -1;
+      removed++;
+    }
+  return removed;
+}

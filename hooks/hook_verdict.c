@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "hook_verdict.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "hook_json.h"
+#include "util.h"
+
+const char *
+hook_record_kind_name (enum hook_record_kind k)
+{
+  switch (k)
+    {
+    case HOOK_RECORD_COMPLETE:
+      return "complete";
+    case HOOK_RECORD_INCOMPLETE:
+      return "incomplete";
+    default:
+      return "missing";
+    }
+}
+
+/* The last snapshot was read after the cgroup emptied: nothing can change
+ * its counters any more. */
+static bool
+record_final (const struct watch_record *r)
+{
+  const struct cg_snapshot *l = &r->last;
+
+  return r->ended && r->have_last && (l->have & CG_SNAP_CGROUP_EVENTS)
+         && (l->cgroup_events.have & CG_CEV_POPULATED) && !l->cgroup_events.populated;
+}
+
+enum hook_record_kind
+hook_verdict_compute (const char *id, const struct watch_record *r, const char *why_missing,
+                      struct verdict *v)
+{
+  struct verdict_input in = { .container_id = id, .have_status = false };
+
+  if (r == NULL)
+    {
+      in.unavailable_reason = why_missing ? why_missing : "the watcher left no record";
+      verdict_compute (&in, v);
+      return HOOK_RECORD_MISSING;
+    }
+  watch_record_fill_input (r, &in);
+  /* The limit could be enforced when the memory controller was there. */
+  in.memory_limit_enforced = r->have_baseline && (r->baseline.have & CG_SNAP_MAX);
+  verdict_compute (&in, v);
+  if (record_final (r))
+    return HOOK_RECORD_COMPLETE;
+  if (v->oom_killed == VERDICT_TRUE)
+    return HOOK_RECORD_INCOMPLETE; /* a kill seen stays a kill */
+  in.final = NULL;
+  in.at_oom = NULL;
+  if (in.unavailable_reason == NULL)
+    in.unavailable_reason = r->ended ? "the container's cgroup was removed before the watcher "
+                                       "could read its last counters"
+                                     : "the watcher's record stops before the container did (the "
+                                       "watcher was stopped or had not caught up)";
+  verdict_compute (&in, v);
+  return HOOK_RECORD_INCOMPLETE;
+}
+
+static yajl_gen_status
+gen_str (yajl_gen g, const char *s)
+{
+  return yajl_gen_string (g, (const unsigned char *) s, strlen (s));
+}
+
+static yajl_gen_status
+gen_str_or_null (yajl_gen g, const char *s)
+{
+  return s ? gen_str (g, s) : yajl_gen_null (g);
+}
+
+int
+hook_verdict_document (const char *id, const struct verdict *v, enum hook_record_kind kind,
+                       const struct hook_meta *meta, bool oom_file, char **out, shim_error_t *err)
+{
+  cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
+  yajl_gen_status st = yajl_gen_status_ok;
+  const unsigned char *buf;
+  size_t len;
+  char now[32];
+
+  if (g == NULL)
+    return shim_error_plain (err, ENOMEM, "generate the verdict file");
+  hook_now_rfc3339 (now, sizeof now);
+#define STEP(x)                                                                                    \
+  do                                                                                               \
+    if (st == yajl_gen_status_ok)                                                                  \
+      st = (x);                                                                                    \
+  while (0)
+  STEP (yajl_gen_map_open (g));
+  STEP (gen_str (g, "id"));
+  STEP (gen_str (g, id));
+  STEP (gen_str (g, "written_at"));
+  STEP (gen_str (g, now));
+  STEP (gen_str (g, "stage"));
+  STEP (gen_str (g, "poststop"));
+  STEP (gen_str (g, "exit_status_known"));
+  STEP (yajl_gen_bool (g, 0));
+  STEP (gen_str (g, "record"));
+  STEP (gen_str (g, hook_record_kind_name (kind)));
+  STEP (gen_str (g, "cgroup"));
+  STEP (gen_str_or_null (g, meta ? meta->cgroup : NULL));
+  STEP (gen_str (g, "bundle"));
+  STEP (gen_str_or_null (g, meta ? meta->bundle : NULL));
+  STEP (gen_str (g, "oom_file"));
+  STEP (yajl_gen_bool (g, oom_file));
+  STEP (gen_str (g, "verdict"));
+#undef STEP
+  if (st != yajl_gen_status_ok || verdict_gen (g, v, err) < 0
+      || yajl_gen_map_close (g) != yajl_gen_status_ok
+      || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
+    return shim_error_plain (err, ENOMEM, "generate the verdict file");
+  *out = strndup ((const char *) buf, len);
+  if (*out == NULL)
+    return shim_error_errno (err, "generate the verdict file");
+  return 0;
+}
+
+/* Write a parsed value back as JSON (show --json prints the verdict object
+ * exactly as stored, as one line). */
+static yajl_gen_status
+gen_value (yajl_gen g, yajl_val v)
+{
+  yajl_gen_status st = yajl_gen_status_ok;
+
+  if (YAJL_IS_STRING (v))
+    return gen_str (g, v->u.string);
+  if (YAJL_IS_INTEGER (v))
+    return yajl_gen_integer (g, YAJL_GET_INTEGER (v));
+  if (YAJL_IS_NUMBER (v))
+    return yajl_gen_number (g, v->u.number.r, strlen (v->u.number.r));
+  if (YAJL_IS_TRUE (v) || YAJL_IS_FALSE (v))
+    return yajl_gen_bool (g, YAJL_IS_TRUE (v));
+  if (YAJL_IS_OBJECT (v))
+    {
+      st = yajl_gen_map_open (g);
+      for (size_t i = 0; st == yajl_gen_status_ok && i < v->u.object.len; i++)
+        {
+          st = gen_str (g, v->u.object.keys[i]);
+          if (st == yajl_gen_status_ok)
+            st = gen_value (g, v->u.object.values[i]);
+        }
+      return st == yajl_gen_status_ok ? yajl_gen_map_close (g) : st;
+    }
+  if (YAJL_IS_ARRAY (v))
+    {
+      st = yajl_gen_array_open (g);
+      for (size_t i = 0; st == yajl_gen_status_ok && i < v->u.array.len; i++)
+        st = gen_value (g, v->u.array.values[i]);
+      return st == yajl_gen_status_ok ? yajl_gen_array_close (g) : st;
+    }
+  return yajl_gen_null (g);
+}
+
+static char *
+dup_string (yajl_val obj, const char *key)
+{
+  const char *path[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, path, yajl_t_string);
+  return v ? strdup (v->u.string) : NULL;
+}
+
+int
+hook_verdict_parse_document (const char *text, struct hook_shown *out, shim_error_t *err)
+{
+  cleanup_yajl_val yajl_val root = NULL;
+  cleanup_yajl_gen yajl_gen g = NULL;
+  const char *path[] = { "verdict", NULL };
+  const unsigned char *buf;
+  size_t len;
+  yajl_val v;
+  char ebuf[128];
+
+  memset (out, 0, sizeof *out);
+  root = yajl_tree_parse (text, ebuf, sizeof ebuf);
+  v = root ? yajl_tree_get (root, path, yajl_t_object) : NULL;
+  if (v == NULL)
+    return shim_error_plain (err, EINVAL, "`" HOOK_VERDICT "`: no `verdict` object");
+  g = yajl_gen_alloc (NULL);
+  if (g == NULL || gen_value (g, v) != yajl_gen_status_ok
+      || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok
+      || (out->verdict_json = strndup ((const char *) buf, len)) == NULL)
+    return shim_error_plain (err, ENOMEM, "`" HOOK_VERDICT "`: print the verdict");
+  out->message = dup_string (v, "message");
+  out->hint = dup_string (v, "hint");
+  return 0;
+}
+
+void
+hook_shown_release (struct hook_shown *s)
+{
+  free (s->verdict_json);
+  free (s->message);
+  free (s->hint);
+  memset (s, 0, sizeof *s);
+}
+
+int
+hook_oom_file_create (int bundle_fd, shim_error_t *err)
+{
+  int fd = openat (bundle_fd, "oom", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+  if (fd < 0)
+    return shim_error_errno (err, "create `<bundle>/oom`");
+  close (fd);
+  return 0;
+}

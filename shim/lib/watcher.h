@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The detached watcher: when the runtime is not the parent of the container
+ * (create/start under an engine, or the hook inside another runtime), a
+ * small process waits on the container cgroup's memory.events.local and
+ * cgroup.events and persists a record of every change, so the verdict can be
+ * written after the engine or systemd has removed the cgroup.  It is not an
+ * ancestor of init, idles in poll(2), and exits when the cgroup empties. */
+#ifndef SHIM_WATCHER_H
+#define SHIM_WATCHER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cgroup_files.h"
+#include "error.h"
+#include "monitor.h"
+#include "verdict.h"
+
+/* What the watcher persisted (the file is rewritten atomically). */
+struct watch_record
+{
+  bool have_baseline, have_last, have_fullest;
+  struct cg_snapshot baseline, last, fullest;
+  bool ended; /* the watcher saw the cgroup empty (populated 0) or vanish */
+};
+
+int watch_record_write (int dirfd, const char *name, const struct monitor *m, bool ended,
+                        shim_error_t *err);
+/* ENOENT (no record) is reported in err->status. */
+int watch_record_read (int dirfd, const char *name, struct watch_record *out, shim_error_t *err);
+void watch_record_fill_input (const struct watch_record *r, struct verdict_input *in);
+
+/* Fork the watcher, fully detached (double fork, setsid, stdio on
+ * /dev/null, no other fd but the two it needs), with the baseline taken
+ * before this returns.  cgroup_fd and dirfd are duplicated, not taken. */
+int watcher_spawn (int cgroup_fd, int dirfd, const char *name, shim_error_t *err);
+
+#endif

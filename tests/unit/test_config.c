@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* shim_config_parse(): the typed struct of valid configs, the exact message
+ * of every bad config in fixtures/config/bad/ (NAME.json with NAME.err), the
+ * warnings for known-but-unsupported fields, and shim_mount_options_parse().
+ * Run from the repository root. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tap.h"
+#include "util.h"
+
+#define FIXTURES "tests/unit/fixtures/config"
+#define U64MAX 18446744073709551615ULL
+
+/* The warn callback: "path: why" lines. */
+struct warnings
+{
+  char text[8192];
+  int n;
+};
+
+static void
+collect_warning (void *opaque, const char *path, const char *why)
+{
+  struct warnings *w = opaque;
+  size_t used = strlen (w->text);
+  snprintf (w->text + used, sizeof (w->text) - used, "%s: %s\n", path, why);
+  w->n++;
+}
+
+static char *
+slurp (const char *path, size_t *len)
+{
+  shim_error_t err = NULL;
+  char *buf = NULL;
+  if (read_file_at (AT_FDCWD, path, &buf, len, &err) < 0)
+    {
+      diag ("%s", err->msg);
+      shim_error_release (&err);
+      return NULL;
+    }
+  return buf;
+}
+
+/* Parse JSON with bundle "/bundle"; NULL (and a diagnostic) on error. */
+static struct shim_config *
+parse_str (const char *json, struct warnings *w)
+{
+  struct shim_config *c = NULL;
+  shim_error_t err = NULL;
+  if (shim_config_parse (json, strlen (json), "/bundle", &c, w ? collect_warning : NULL, w, &err) < 0)
+    {
+      diag ("unexpected error: %s", err->msg);
+      shim_error_release (&err);
+      return NULL;
+    }
+  return c;
+}
+
+/* The error message of parsing JSON, or NULL if it parsed.  The caller frees. */
+static char *
+parse_error (const char *json, size_t len)
+{
+  struct shim_config *c = NULL;
+  shim_error_t err = NULL;
+  char *msg;
+  if (shim_config_parse (json, len, "/bundle", &c, NULL, NULL, &err) == 0)
+    {
+      shim_config_free (c);
+      return NULL;
+    }
+  /* Nothing is handed out on failure. */
+  if (c != NULL)
+    ok (0, "a config was handed out despite the error: %s", err->msg);
+  msg = strdup (err->msg);
+  shim_error_release (&err);
+  return msg;
+}
+
+/* A minimal valid config with SNIPPET spliced in as more top-level keys. */
+static char *
+minimal_with (const char *snippet)
+{
+  char *s = NULL;
+  if (asprintf (&s,
+                "{\"ociVersion\": \"1.0.2\", \"root\": {\"path\": \"rootfs\"},"
+                " \"process\": {\"args\": [\"/bin/true\"], \"cwd\": \"/\"},"
+                " \"linux\": {\"namespaces\": [{\"type\": \"mount\"}]} %s%s}",
+                *snippet ? ", " : "", snippet)
+      < 0)
+    abort ();
+  return s;
+}
+
+static void
+test_bad_corpus (void)
+{
+  struct dirent **names = NULL;
+  int n, i, checked = 0;
+
+  n = scandir (FIXTURES "/bad", &names, NULL, alphasort);
+  ok (n > 0, "the bad-config corpus is there (run from the repository root)");
+  for (i = 0; i < n; i++)
+    {
+      const char *name = names[i]->d_name;
+      size_t nl = strlen (name);
+      cleanup_free char *json_path = NULL, *err_path = NULL, *json = NULL, *want = NULL, *got = NULL;
+      size_t len = 0;
+
+      if (nl < 5 || strcmp (name + nl - 5, ".json") != 0)
+        {
+          if (nl > 4 && strcmp (name + nl - 4, ".err") == 0)
+            {
+              /* Every .err has its .json. */
+              cleanup_free char *j = NULL;
+              struct stat st;
+              if (asprintf (&j, FIXTURES "/bad/%.*s.json", (int) (nl - 4), name) < 0)
+                abort ();
+              ok (stat (j, &st) == 0, "bad/%s has its .json", name);
+            }
+          free (names[i]);
+          continue;
+        }
+      if (asprintf (&json_path, FIXTURES "/bad/%s", name) < 0
+          || asprintf (&err_path, FIXTURES "/bad/%.*s.err", (int) (nl - 5), name) < 0)
+        abort ();
+      json = slurp (json_path, &len);
+      want = slurp (err_path, NULL);
+      if (json == NULL || want == NULL)
+        {
+          ok (0, "bad/%s: fixture pair readable", name);
+          free (names[i]);
+          continue;
+        }
+      want[strcspn (want, "\n")] = '\0';
+      got = parse_error (json, len);
+      is_str (got, want, "bad/%s", name);
+      checked++;
+      free (names[i]);
+    }
+  free (names);
+  ok (checked >= 60, "%d bad configs checked", checked);
+}
+
+static void
+test_full (void)
+{
+  cleanup_free char *json = slurp (FIXTURES "/good/full.json", NULL);
+  struct warnings w = { 0 };
+  cleanup_config struct shim_config *c = json ? parse_str (json, &w) : NULL;
+  const struct shim_resources *r;
+  const struct shim_namespace *ns;
+
+  ok (c != NULL, "good/full.json parses");
+  if (c == NULL)
+    return;
+  is_int (w.n, 0, "good/full.json: no warnings");
+  is_str (c->oci_version, "1.2.0", "ociVersion");
+  is_str (c->bundle, "/bundle", "bundle");
+  is_str (c->root_path, "/bundle/rootfs", "relative root.path resolved against the bundle");
+  ok (c->root_readonly, "root.readonly");
+  is_str (c->hostname, "full", "hostname");
+
+  /* process */
+  ok (!c->process.terminal, "process.terminal");
+  is_int (c->process.n_args, 3, "process.args: 3");
+  is_str (c->process.args[0], "/bin/sh", "process.args[0]");
+  is_str (c->process.args[2], "echo \"quoted\" and unicode \xc3\xa9", "process.args[2]: escapes decoded");
+  ok (c->process.args[3] == NULL, "process.args is NULL-terminated");
+  is_int (c->process.n_env, 3, "process.env: 3");
+  is_str (c->process.env[1], "EMPTY=", "process.env[1]: empty value");
+  is_str (c->process.env[2], "EQ=a=b", "process.env[2]: '=' in the value");
+  ok (c->process.env[3] == NULL, "process.env is NULL-terminated");
+  is_str (c->process.cwd, "/srv/app", "process.cwd");
+  is_int (c->process.uid, 1000, "process.user.uid");
+  is_int (c->process.gid, 1001, "process.user.gid");
+  ok (c->process.has_umask, "process.user.umask present");
+  is_int (c->process.umask, 022, "process.user.umask: 18 is 022");
+  is_int (c->process.n_additional_gids, 2, "process.user.additionalGids: 2");
+  if (c->process.n_additional_gids == 2)
+    {
+      is_int (c->process.additional_gids[0], 5, "additionalGids[0]");
+      is_int (c->process.additional_gids[1], 4294967295U, "additionalGids[1]: 2^32-1");
+    }
+  is_int (c->process.n_rlimits, 3, "process.rlimits: 3");
+  if (c->process.n_rlimits == 3)
+    {
+      is_int (c->process.rlimits[0].resource, RLIMIT_NOFILE, "rlimits[0].type");
+      is_int (c->process.rlimits[0].soft, 1024, "rlimits[0].soft");
+      is_int (c->process.rlimits[0].hard, 4096, "rlimits[0].hard");
+      is_int (c->process.rlimits[1].resource, RLIMIT_CORE, "rlimits[1].type");
+      ok (c->process.rlimits[1].soft == U64MAX, "rlimits[1].soft: 18446744073709551615");
+      ok (c->process.rlimits[1].hard == U64MAX, "rlimits[1].hard: 18446744073709551615");
+      is_int (c->process.rlimits[2].resource, RLIMIT_NPROC, "rlimits[2].type");
+      is_int (c->process.rlimits[2].hard, 0, "rlimits[2].hard: 0");
+    }
+  ok (c->process.no_new_privileges, "process.noNewPrivileges");
+  ok (c->process.has_oom_score_adj, "process.oomScoreAdj present");
+  is_int (c->process.oom_score_adj, -500, "process.oomScoreAdj");
+
+  /* mounts */
+  is_int (c->n_mounts, 5, "mounts: 5");
+  if (c->n_mounts == 5)
+    {
+      const struct shim_mount *m = c->mounts;
+      is_str (m[0].destination, "/proc", "mounts[0].destination");
+      is_str (m[0].type, "proc", "mounts[0].type");
+      is_str (m[0].source, "proc", "mounts[0].source");
+      is_int (m[0].flags, 0, "mounts[0]: no flags");
+      ok (m[0].data == NULL, "mounts[0]: no data");
+      is_int (m[1].flags, MS_NOSUID | MS_RDONLY, "mounts[1]: nosuid,ro are flags");
+      is_int (m[1].propagation, MS_SLAVE | MS_REC, "mounts[1]: rslave is propagation");
+      is_str (m[1].data, "mode=755,size=64k", "mounts[1]: mode=,size= are data, in order");
+      ok (!m[1].is_bind, "mounts[1]: not a bind");
+      ok (m[2].is_bind, "mounts[2]: rbind makes a bind mount");
+      is_int (m[2].flags, MS_BIND | MS_REC | MS_NODEV | MS_RDONLY, "mounts[2]: rbind,nodev,ro");
+      is_str (m[2].source, "/srv/data", "mounts[2].source");
+      ok (m[3].is_bind, "mounts[3]: type bind is a bind mount");
+      is_int (m[3].flags, MS_BIND, "mounts[3]: MS_BIND without options");
+      is_str (m[3].source, "resolv.conf", "mounts[3].source kept relative (resolved at mount time)");
+      is_int (m[4].flags, MS_NOSUID | MS_NOEXEC | MS_NODEV | MS_RELATIME | MS_RDONLY, "mounts[4] flags");
+    }
+
+  /* linux */
+  is_int (c->n_namespaces, 6, "linux.namespaces: 6");
+  ns = shim_config_namespace (c, CLONE_NEWPID);
+  ok (ns && ns->path == NULL, "pid namespace: new");
+  ns = shim_config_namespace (c, CLONE_NEWNET);
+  ok (ns && ns->path && strcmp (ns->path, "/var/run/netns/blue") == 0, "network namespace: joined by path");
+  ns = shim_config_namespace (c, CLONE_NEWCGROUP);
+  ok (ns && ns->path == NULL, "cgroup namespace: path null is no path");
+  ok (shim_config_namespace (c, CLONE_NEWNS) != NULL, "mount namespace");
+  ok (shim_config_namespace (c, CLONE_NEWUTS) != NULL, "uts namespace");
+  ok (shim_config_namespace (c, CLONE_NEWIPC) != NULL, "ipc namespace");
+  is_str (c->cgroups_path, "/shim/full", "linux.cgroupsPath");
+  is_int (c->rootfs_propagation, MS_SLAVE | MS_REC, "linux.rootfsPropagation");
+  is_int (c->n_masked_paths, 2, "linux.maskedPaths: 2");
+  is_str (c->masked_paths[1], "/sys/firmware", "linux.maskedPaths[1]");
+  is_int (c->n_readonly_paths, 1, "linux.readonlyPaths: 1");
+  is_int (c->n_sysctl, 2, "linux.sysctl: 2");
+  if (c->n_sysctl == 2)
+    {
+      is_str (c->sysctl[0].key, "net.ipv4.ip_forward", "sysctl[0] key");
+      is_str (c->sysctl[0].value, "1", "sysctl[0] value");
+      is_str (c->sysctl[1].value, "68719476736", "sysctl[1] value");
+    }
+  is_int (c->n_annotations, 1, "annotations: 1");
+
+  /* resources */
+  ok (c->has_resources, "linux.resources present");
+  r = &c->resources;
+  ok (r->has_memory_limit, "memory.limit present");
+  is_int (r->memory_limit, 536870912, "memory.limit");
+  ok (r->has_memory_reservation, "memory.reservation present");
+  is_int (r->memory_reservation, 268435456, "memory.reservation");
+  ok (r->has_memory_swap, "memory.swap present");
+  is_int (r->memory_swap, 1073741824, "memory.swap");
+  ok (r->has_pids_limit, "pids.limit present");
+  is_int (r->pids_limit, 512, "pids.limit");
+  ok (r->has_cpu_shares && r->cpu_shares == 1024, "cpu.shares");
+  ok (r->has_cpu_quota && r->cpu_quota == 50000, "cpu.quota");
+  ok (r->has_cpu_period && r->cpu_period == 100000, "cpu.period");
+  is_str (r->cpu_cpus, "0-1", "cpu.cpus");
+  is_str (r->cpu_mems, "0", "cpu.mems");
+  ok (r->has_blkio_weight, "blockIO.weight present");
+  is_int (r->blkio_weight, 500, "blockIO.weight");
+  is_int (r->n_unified, 2, "unified: 2");
+  if (r->n_unified == 2)
+    {
+      is_str (r->unified[0].key, "memory.high", "unified[0] key");
+      is_str (r->unified[0].value, "400000000", "unified[0] value");
+      is_str (r->unified[1].value, "default 100", "unified[1] value");
+    }
+}
+
+static void
+test_defaults (void)
+{
+  cleanup_free char *json = minimal_with ("");
+  cleanup_config struct shim_config *c = parse_str (json, NULL);
+  ok (c != NULL, "a minimal config parses");
+  if (c == NULL)
+    return;
+  is_int (c->process.uid, 0, "default uid 0");
+  is_int (c->process.gid, 0, "default gid 0");
+  ok (!c->process.has_umask, "no umask unless given");
+  ok (!c->process.has_oom_score_adj, "no oomScoreAdj unless given");
+  ok (!c->process.no_new_privileges, "noNewPrivileges off unless given");
+  ok (c->process.env == NULL && c->process.n_env == 0, "no env unless given");
+  ok (!c->root_readonly, "root read-write unless given");
+  ok (c->hostname == NULL, "no hostname unless given");
+  ok (!c->has_resources, "no resources unless given");
+  is_int (c->rootfs_propagation, 0, "rootfsPropagation: 0 (default) unless given");
+  is_str (c->root_path, "/bundle/rootfs", "root.path resolved");
+}
+
+static void
+test_root_paths (void)
+{
+  static const struct
+  {
+    const char *root, *want;
+  } cases[] = {
+    { "rootfs", "/bundle/rootfs" },
+    { "../rootfs", "/bundle/../rootfs" },
+    { "/abs/rootfs", "/abs/rootfs" },
+  };
+  size_t i;
+  for (i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
+    {
+      cleanup_free char *json = NULL;
+      cleanup_config struct shim_config *c = NULL;
+      if (asprintf (&json,
+                    "{\"ociVersion\": \"1.0.2\", \"root\": {\"path\": \"%s\"},"
+                    " \"process\": {\"args\": [\"x\"], \"cwd\": \"/\"},"
+                    " \"linux\": {\"namespaces\": [{\"type\": \"mount\"}]}}",
+                    cases[i].root)
+          < 0)
+        abort ();
+      c = parse_str (json, NULL);
+      is_str (c ? c->root_path : NULL, cases[i].want, "root.path %s", cases[i].root);
+    }
+}
+
+static void
+test_resources (void)
+{
+  struct
+  {
+    const char *snippet, *what;
+    bool has_limit;
+    int64_t limit;
+    bool has_swap;
+    int64_t swap;
+    bool has_pids;
+    int64_t pids;
+  } cases[] = {
+    { "\"memory\": {\"limit\": 0}", "memory.limit 0 is unset, as runc", false, 0, false, 0, false, 0 },
+    { "\"memory\": {\"limit\": 0, \"swap\": 100}", "limit 0 with a swap: no swap-below-limit error",
+      false, 0, true, 100, false, 0 },
+    { "\"memory\": {\"limit\": -1, \"swap\": -1}", "-1 is unlimited", true, -1, true, -1, false, 0 },
+    { "\"memory\": {\"limit\": 1000, \"swap\": 1000}", "swap equal to limit: no swap", true, 1000, true, 1000,
+      false, 0 },
+    { "\"memory\": {\"limit\": null}", "null is absent", false, 0, false, 0, false, 0 },
+    { "\"pids\": {\"limit\": 0}", "pids.limit 0 kept (<= 0 is unlimited)", false, 0, false, 0, true, 0 },
+    { "\"pids\": {\"limit\": -1}", "pids.limit -1", false, 0, false, 0, true, -1 },
+  };
+  size_t i;
+  for (i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
+    {
+      cleanup_free char *lin = NULL, *json = NULL;
+      cleanup_config struct shim_config *c = NULL;
+      if (asprintf (&json,
+                    "{\"ociVersion\": \"1.0.2\", \"root\": {\"path\": \"r\"},"
+                    " \"process\": {\"args\": [\"x\"], \"cwd\": \"/\"},"
+                    " \"linux\": {\"namespaces\": [{\"type\": \"mount\"}], \"resources\": {%s}}}",
+                    cases[i].snippet)
+          < 0)
+        abort ();
+      c = parse_str (json, NULL);
+      ok (c != NULL, "resources: %s: parses", cases[i].what);
+      if (c == NULL)
+        continue;
+      ok (c->resources.has_memory_limit == cases[i].has_limit
+              && (!cases[i].has_limit || c->resources.memory_limit == cases[i].limit),
+          "resources: %s: memory.limit", cases[i].what);
+      ok (c->resources.has_memory_swap == cases[i].has_swap
+              && (!cases[i].has_swap || c->resources.memory_swap == cases[i].swap),
+          "resources: %s: memory.swap", cases[i].what);
+      ok (c->resources.has_pids_limit == cases[i].has_pids
+              && (!cases[i].has_pids || c->resources.pids_limit == cases[i].pids),
+          "resources: %s: pids.limit", cases[i].what);
+    }
+}
+
+static void
+test_warnings (void)
+{
+  cleanup_free char *json = slurp (FIXTURES "/good/unsupported.json", NULL);
+  struct warnings w = { 0 };
+  cleanup_config struct shim_config *c = json ? parse_str (json, &w) : NULL;
+
+  ok (c != NULL, "good/unsupported.json parses: unsupported fields are not errors");
+  has_str (w.text, "process.capabilities: capabilities are not applied yet", "warns about process.capabilities");
+  has_str (w.text, "process.apparmorProfile: ", "warns about process.apparmorProfile");
+  has_str (w.text, "linux.seccomp: seccomp is not applied yet", "warns about linux.seccomp");
+  has_str (w.text, "hooks: hooks are not run yet", "warns about hooks");
+  has_str (w.text, "linux.resources.memory.kernel: ", "warns about linux.resources.memory.kernel");
+  has_str (w.text, "linux.resources.devices: ", "warns about linux.resources.devices");
+  is_int (w.n, 6, "six warnings, one per field");
+  if (w.n != 6)
+    diag ("%s", w.text);
+  if (c)
+    ok (!c->resources.has_memory_limit, "memory.limit 0 is unset");
+
+  /* A NULL callback is allowed. */
+  {
+    cleanup_config struct shim_config *c2 = json ? parse_str (json, NULL) : NULL;
+    ok (c2 != NULL, "no warn callback: parses all the same");
+  }
+  /* Unknown keys are ignored in silence, as the spec asks of runtimes. */
+  {
+    cleanup_free char *j = minimal_with ("\"vendorExtension\": {\"x\": 1}");
+    struct warnings w2 = { 0 };
+    cleanup_config struct shim_config *c3 = parse_str (j, &w2);
+    ok (c3 != NULL && w2.n == 0, "an unknown top-level key: no error, no warning");
+  }
+}
+
+static void
+test_examples (void)
+{
+  static const char *const names[] = { "hello", "exit3", "sleeper", "memhog", "forkbomb" };
+  size_t i;
+  for (i = 0; i < sizeof (names) / sizeof (names[0]); i++)
+    {
+      cleanup_free char *path = NULL, *json = NULL;
+      cleanup_config struct shim_config *c = NULL;
+      struct warnings w = { 0 };
+      if (asprintf (&path, "examples/%s/config.json", names[i]) < 0)
+        abort ();
+      json = slurp (path, NULL);
+      c = json ? parse_str (json, &w) : NULL;
+      ok (c != NULL && w.n == 0, "%s parses without warnings", path);
+      if (c)
+        is_str (c->root_path, "/bundle/../rootfs", "%s: root.path", path);
+    }
+}
+
+static void
+test_misc_errors (void)
+{
+  static const char nul[] = "{\"ociVersion\": \"1.0.2\"\0}";
+  cleanup_free char *m1 = parse_error (nul, sizeof (nul) - 1);
+  is_str (m1, "contains a NUL byte", "a NUL byte inside the document");
+
+  /* The first error wins: args[0] is wrong before cwd is checked. */
+  {
+    static const char j[] = "{\"process\": {\"args\": [1], \"cwd\": \"rel\"}}";
+    cleanup_free char *m = parse_error (j, strlen (j));
+    is_str (m, "process.args[0]: expected string, got number", "the first error is reported");
+  }
+
+  /* shim_config_load adds the file. */
+  {
+    char dir[] = "/tmp/test_config.XXXXXX";
+    shim_error_t err = NULL;
+    struct shim_config *c = NULL;
+    cleanup_free char *file = NULL, *want = NULL;
+    int fd;
+
+    ok (mkdtemp (dir) != NULL, "a temporary bundle");
+    if (asprintf (&file, "%s/config.json", dir) < 0)
+      abort ();
+    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: no config.json fails");
+    if (asprintf (&want, "%s: No such file or directory", file) < 0)
+      abort ();
+    is_str (err ? err->msg : NULL, want, "load: missing config.json names the file");
+    shim_error_release (&err);
+
+    fd = open (file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ok (fd >= 0 && write (fd, "{\n  \"ociVersion\": 2\n}\n", 22) == 22, "write a bad config.json");
+    if (fd >= 0)
+      close (fd);
+    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: a bad config.json fails");
+    free (want);
+    if (asprintf (&want, "%s: ociVersion: expected string, got number", file) < 0)
+      abort ();
+    is_str (err ? err->msg : NULL, want, "load: the error is prefixed with the file");
+    shim_error_release (&err);
+
+    fd = open (file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    ok (fd >= 0 && write (fd, "{\n  \"ociVersion\": \n", 19) == 19, "write a truncated config.json");
+    if (fd >= 0)
+      close (fd);
+    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: a truncated config.json fails");
+    free (want);
+    if (asprintf (&want, "%s: line 3, column 1: malformed JSON: parse error: premature EOF", file) < 0)
+      abort ();
+    is_str (err ? err->msg : NULL, want, "load: a syntax error has the file, line and column");
+    shim_error_release (&err);
+
+    unlink (file);
+    rmdir (dir);
+    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: a missing bundle fails");
+    free (want);
+    if (asprintf (&want, "bundle `%s`: No such file or directory", dir) < 0)
+      abort ();
+    is_str (err ? err->msg : NULL, want, "load: a missing bundle is named");
+    shim_error_release (&err);
+  }
+}
+
+/* ---- shim_mount_options_parse ---- */
+
+struct mo_case
+{
+  const char *name;
+  const char *opts[10]; /* NULL-terminated */
+  unsigned long flags, propagation;
+  const char *data;
+  bool is_bind;
+  const char *error; /* NULL: must succeed */
+};
+
+static void
+test_mount_options (void)
+{
+  static const struct mo_case cases[] = {
+    { "none", { NULL }, 0, 0, NULL, false, NULL },
+    { "flags, propagation and data split", { "nosuid", "ro", "mode=755", "size=64k", "rslave", NULL },
+      MS_NOSUID | MS_RDONLY, MS_SLAVE | MS_REC, "mode=755,size=64k", false, NULL },
+    { "every setting flag",
+      { "nosuid", "nodev", "noexec", "ro", "sync", "dirsync", "noatime", "nodiratime", NULL },
+      MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY | MS_SYNCHRONOUS | MS_DIRSYNC | MS_NOATIME | MS_NODIRATIME, 0,
+      NULL, false, NULL },
+    { "clearing options undo earlier ones", { "ro", "nosuid", "nodev", "noexec", "rw", "suid", "dev", "exec", NULL },
+      0, 0, NULL, false, NULL },
+    { "a later setting option wins over an earlier clear", { "rw", "ro", NULL }, MS_RDONLY, 0, NULL, false, NULL },
+    { "bind", { "bind", NULL }, MS_BIND, 0, NULL, true, NULL },
+    { "rbind", { "rbind", "ro", NULL }, MS_BIND | MS_REC | MS_RDONLY, 0, NULL, true, NULL },
+    { "defaults is nothing", { "defaults", NULL }, 0, 0, NULL, false, NULL },
+    { "relatime, strictatime", { "relatime", "strictatime", NULL }, MS_RELATIME | MS_STRICTATIME, 0, NULL, false,
+      NULL },
+    { "the last propagation wins", { "shared", "rprivate", NULL }, 0, MS_PRIVATE | MS_REC, NULL, false, NULL },
+    { "private", { "private", NULL }, 0, MS_PRIVATE, NULL, false, NULL },
+    { "unbindable", { "runbindable", NULL }, 0, MS_UNBINDABLE | MS_REC, NULL, false, NULL },
+    { "data keeps its order", { "uid=5", "gid=5", "mode=0620", "ptmxmode=0666", "newinstance", NULL }, 0, 0,
+      "uid=5,gid=5,mode=0620,ptmxmode=0666,newinstance", false, NULL },
+    { "an empty option", { "ro", "", NULL }, 0, 0, NULL, false, "mounts[3].options[1]: `` is not a mount option" },
+    { "a comma inside an option", { "size=1m,mode=755", NULL }, 0, 0, NULL, false,
+      "mounts[3].options[0]: `size=1m,mode=755` is not a mount option" },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
+    {
+      const struct mo_case *t = &cases[i];
+      struct shim_mount m = { 0 };
+      shim_error_t err = NULL;
+      size_t n = 0;
+      int r;
+
+      while (t->opts[n])
+        n++;
+      r = shim_mount_options_parse ((char *const *) t->opts, n, &m, "mounts[3].options", &err);
+      if (t->error)
+        {
+          ok (r < 0, "mount options: %s: fails", t->name);
+          is_str (err ? err->msg : NULL, t->error, "mount options: %s: message", t->name);
+        }
+      else
+        {
+          ok (r == 0, "mount options: %s: parses", t->name);
+          if (err)
+            diag ("%s", err->msg);
+          is_int (m.flags, t->flags, "mount options: %s: flags", t->name);
+          is_int (m.propagation, t->propagation, "mount options: %s: propagation", t->name);
+          is_str (m.data, t->data, "mount options: %s: data", t->name);
+          ok (m.is_bind == t->is_bind, "mount options: %s: is_bind %d", t->name, t->is_bind);
+        }
+      free (m.data);
+      shim_error_release (&err);
+    }
+}
+
+int
+main (void)
+{
+  test_bad_corpus ();
+  test_full ();
+  test_defaults ();
+  test_root_paths ();
+  test_resources ();
+  test_warnings ();
+  test_examples ();
+  test_misc_errors ();
+  test_mount_options ();
+  return done_testing ();
+}

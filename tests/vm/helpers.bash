@@ -1,0 +1,52 @@
+# Shared by the VM suites: bundles built from the examples, shim run with
+# --json, and the checks that nothing is left behind.  These tests need a
+# pure cgroup v2 kernel with the memory controller: run them through
+# tests/vm/run, never on a hybrid host.
+
+ROOT_DIR=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+SHIM=$ROOT_DIR/shim/shim
+ROOTFS=$ROOT_DIR/examples/rootfs
+CGROOT=/sys/fs/cgroup
+
+# make_bundle NAME JQ_FILTER...: examples/NAME/config.json with root.path
+# made absolute and each jq filter applied, in $BATS_TEST_TMPDIR/bundle.
+make_bundle() {
+  local name=$1; shift
+  BUNDLE=$BATS_TEST_TMPDIR/bundle
+  mkdir -p "$BUNDLE"
+  local filter=".root.path = \"$ROOTFS\""
+  local f
+  for f in "$@"; do filter="$filter | $f"; done
+  jq "$filter" "$ROOT_DIR/examples/$name/config.json" > "$BUNDLE/config.json"
+}
+
+# args_filter WORD...: a jq filter setting process.args.
+args_filter() {
+  printf '.process.args = %s' "$(printf '%s\n' "$@" | jq -R . | jq -s -c .)"
+}
+
+# run_shim ID [run options...]: runs the bundle in the foreground with
+# --json; sets $status, $output (stdout+stderr) and $verdict (the JSON line).
+run_shim() {
+  local id=$1; shift
+  run "$SHIM" --root "$BATS_TEST_TMPDIR/state" run --json "$@" --bundle "$BUNDLE" "$id"
+  verdict=$(printf '%s\n' "$output" | grep '^{"reason"' | tail -n 1)
+}
+
+# v FIELD: a field of the verdict, as jq prints it.
+v() {
+  printf '%s' "$verdict" | jq -r "$1"
+}
+
+require_cgroup2_memory() {
+  [ "$(stat -f -c %T "$CGROOT")" = cgroup2fs ] || { echo "not a cgroup v2 host: run through tests/vm/run" >&2; return 1; }
+  grep -qw memory "$CGROOT/cgroup.subtree_control" || { echo "memory controller not enabled at the root" >&2; return 1; }
+}
+
+# No cgroup, state dir or process of container ID may outlive the run.
+assert_no_leftovers() {
+  local id=$1
+  if [ -e "$CGROOT/shim/$id" ]; then echo "cgroup $CGROOT/shim/$id left behind" >&2; return 1; fi
+  if [ -e "$BATS_TEST_TMPDIR/state/$id" ]; then echo "state dir left behind" >&2; return 1; fi
+  if pgrep -f "run --json.*$id" >/dev/null; then echo "shim process left behind" >&2; return 1; fi
+}

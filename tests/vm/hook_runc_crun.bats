@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# shim-oom-hook inside runc and crun (Debian's), registered in config.json
+# (config/oci-hooks.json: createRuntime + poststop).  The runtimes remove
+# the cgroup before poststop; the watcher armed at createRuntime has the
+# evidence.  Hooks never learn the exit status, so a kill -9 is "no OOM
+# kill" (oom_killed false), never OOMKilled.
+
+load helpers
+load hook_helpers
+
+setup() {
+  require_cgroup2_memory
+  RTROOT=$BATS_TEST_TMPDIR/rt
+  IDS=()
+}
+
+teardown() {
+  local id
+  for id in "${IDS[@]}"; do
+    "$RT" --root "$RTROOT" delete --force "$id" >/dev/null 2>&1 || true
+  done
+  for id in "${IDS[@]}"; do
+    if [ -e "$CGROOT/shimhook-$id" ]; then
+      echo "cgroup /shimhook-$id left behind" >&2
+      return 1
+    fi
+  done
+  assert_no_watchers
+}
+
+# start ID: runs bundle $BATS_TEST_TMPDIR/ID in the background, output in
+# $BATS_TEST_TMPDIR/ID.out; its pid in PID_<ID> (bash variables cannot hold
+# dashes: the caller keeps it).
+start() {
+  IDS+=("$1")
+  (cd "$BATS_TEST_TMPDIR/$1" && exec "$RT" --root "$RTROOT" run "$1") \
+    >"$BATS_TEST_TMPDIR/$1.out" 2>&1 &
+  LAST_PID=$!
+}
+
+init_pid() {
+  "$RT" --root "$RTROOT" state "$1" | jq -r .pid
+}
+
+# A memory hog and a container killed with kill -9, at the same time: each
+# gets its own verdict, only the hog is OOMKilled and gets <bundle>/oom.
+two_at_once() {
+  RT=$1
+  local oom=hk-$RT-oom kill=hk-$RT-kill oom_pid kill_pid st_oom=0 st_kill=0
+  hook_bundle "$BATS_TEST_TMPDIR/$oom" "$oom"
+  hook_bundle "$BATS_TEST_TMPDIR/$kill" "$kill" \
+    "$(argv_filter /bin/sh -c 'echo ready; exec sleep 600')"
+  start "$kill"
+  kill_pid=$LAST_PID
+  start "$oom"
+  oom_pid=$LAST_PID
+  wait_for_text "$BATS_TEST_TMPDIR/$kill.out" ready
+  kill -9 "$(init_pid "$kill")"
+  wait "$kill_pid" || st_kill=$?
+  wait "$oom_pid" || st_oom=$?
+  [ "$st_oom" -eq 137 ]
+  [ "$st_kill" -eq 137 ]
+
+  show_verdict "$oom"
+  [ "$(hv "$oom" .reason)" = OOMKilled ]
+  [ "$(hv "$oom" .oom_killed)" = true ]
+  [ "$(hv "$oom" .oom.scope)" = container ]
+  [ "$(hv "$oom" .oom.group_kill)" = true ]
+  [ "$(hv "$oom" .exit_code)" = null ]
+  [ "$(hv "$oom" .memory_limit)" = 67108864 ]
+  [[ "$(hv "$oom" .message)" == *"was OOM-killed (its exit status was not known here): it hit its 64 MiB memory limit"* ]]
+  [ "$(hdoc "$oom" .exit_status_known)" = false ]
+  [ "$(hdoc "$oom" .oom_file)" = true ]
+  [ -e "$BATS_TEST_TMPDIR/$oom/oom" ]
+  # The human line went to the runtime's stderr (runc and crun pass it on).
+  # Not asserted: runc keeps a hook's output unless the hook fails.
+
+  show_verdict "$kill"
+  [ "$(hv "$kill" .reason)" = Unknown ]
+  [ "$(hv "$kill" .oom_killed)" = false ]
+  [ "$(hv "$kill" .oom)" = null ]
+  [[ "$(hv "$kill" .message)" == *"no OOM kill counted in its cgroup"* ]]
+  [ ! -e "$BATS_TEST_TMPDIR/$kill/oom" ]
+
+  # show prints the stored verdicts.
+  run "$HOOK" --dir "$VDIR" show --json "$oom"
+  [ "$status" -eq 0 ]
+  [ "$(printf '%s' "$output" | jq -r .reason)" = OOMKilled ]
+  run "$HOOK" --dir "$VDIR" show "$kill"
+  [ "$status" -eq 0 ]
+  [[ "$output" == "container $kill stopped with no OOM kill"* ]]
+}
+
+# The container OOM-kills a process in a cgroup it made below its own (with
+# its own limit), then its init is killed with kill -9: never OOMKilled.
+nested_only() {
+  RT=$1
+  local id=hk-$RT-nested pid st=0
+  local script='
+    cg=/sys/fs/cgroup
+    mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
+    echo +memory > $cg/cgroup.subtree_control
+    mkdir $cg/sub
+    echo 16777216 > $cg/sub/memory.max
+    echo 0 > $cg/sub/memory.swap.max
+    echo 1 > $cg/sub/memory.oom.group
+    sh -c "echo \$\$ > $cg/sub/cgroup.procs; exec /bin/memhog -s 4"
+    echo "nested status $?"
+    exec sleep 600'
+  hook_bundle "$BATS_TEST_TMPDIR/$id" "$id" \
+    '.mounts |= map(if .destination == "/sys/fs/cgroup" then .options = ["nosuid","noexec","nodev"] else . end)' \
+    "$(argv_filter /bin/sh -c "$script")"
+  start "$id"
+  pid=$LAST_PID
+  wait_for_text "$BATS_TEST_TMPDIR/$id.out" "nested status"
+  grep -q "nested status 137" "$BATS_TEST_TMPDIR/$id.out"
+  kill -9 "$(init_pid "$id")"
+  wait "$pid" || st=$?
+  [ "$st" -eq 137 ]
+  show_verdict "$id"
+  [ "$(hv "$id" .reason)" != OOMKilled ]
+  [ "$(hv "$id" .oom_killed)" = false ]
+  [ "$(hv "$id" .oom.nested_kills)" -ge 1 ]
+  [ "$(hv "$id" .oom.scope)" = null ]
+  [[ "$(hv "$id" .message)" == *"no OOM kill of its own"*"nested cgroup"* ]]
+  [ ! -e "$BATS_TEST_TMPDIR/$id/oom" ]
+}
+
+@test "runc: a memory hog is OOMKilled and a kill -9 is not, two containers at once" {
+  two_at_once runc
+}
+
+@test "runc: an OOM kill only in a nested cgroup is never OOMKilled" {
+  nested_only runc
+}
+
+@test "crun: a memory hog is OOMKilled and a kill -9 is not, two containers at once" {
+  two_at_once crun
+}
+
+@test "crun: an OOM kill only in a nested cgroup is never OOMKilled" {
+  nested_only crun
+}
