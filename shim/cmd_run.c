@@ -217,6 +217,7 @@ parse_run_opts (int argc, char **argv, struct run_opts *o, shim_error_t *err)
   };
   int c;
 
+  opterr = 0;
   while ((c = getopt_long (argc, argv, "b:h", opts, NULL)) != -1)
     switch (c)
       {
@@ -238,7 +239,7 @@ parse_run_opts (int argc, char **argv, struct run_opts *o, shim_error_t *err)
                 "  --no-pivot                 chroot instead of pivot_root\n");
         return 1;
       default:
-        return shim_error (err, EINVAL, "run: unknown option (see `shim run --help`)");
+        return shim_error_plain (err, EINVAL, "run: unknown option (see `shim run --help`)");
       }
   if (optind < argc - 1)
     return shim_error (err, EINVAL, "run: unexpected argument `%s`", argv[optind + 1]);
@@ -277,7 +278,14 @@ forward_signals_fd (shim_error_t *err)
 
   sigemptyset (&mask);
   for (i = 0; i < sizeof (forwarded) / sizeof (forwarded[0]); i++)
-    sigaddset (&mask, forwarded[i]);
+    {
+      /* A signal our caller left ignored never reaches a signalfd; runc
+       * forwards those too. */
+      signal (forwarded[i], SIG_DFL);
+      sigaddset (&mask, forwarded[i]);
+    }
+  /* Ignored SIGCHLD makes the kernel reap init itself and waitid fail. */
+  signal (SIGCHLD, SIG_DFL);
   if (sigprocmask (SIG_BLOCK, &mask, NULL) < 0)
     return shim_error_errno (err, "sigprocmask");
   fd = signalfd (-1, &mask, SFD_CLOEXEC);

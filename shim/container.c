@@ -179,6 +179,12 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   /* Die with the runtime instead of lingering if it is killed. */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
+  /* A session of its own: kill(0, ...) or a terminal's ^C inside must not
+   * reach the runtime's caller, which shares our process group otherwise
+   * (measured: examples/forkbomb's kill(0, SIGTERM) took down the bats run
+   * that started shim).  Signals for the container go through shim. */
+  if (setsid () < 0)
+    return shim_error_errno (err, "setsid");
 
   for (i = 0; i < ns->n; i++)
     if (ns->fds[i] >= 0 && cfg->namespaces[i].type != CLONE_NEWPID

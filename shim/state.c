@@ -14,13 +14,13 @@ state_validate_id (const char *id, shim_error_t *err)
 {
   const char *p;
   if (id[0] == '\0' || strlen (id) > 1024)
-    return shim_error (err, EINVAL, "container id `%s`: must be 1 to 1024 characters", id);
+    return shim_error_plain (err, EINVAL, "container id `%s`: must be 1 to 1024 characters", id);
   if (strcmp (id, ".") == 0 || strcmp (id, "..") == 0)
-    return shim_error (err, EINVAL, "container id `%s`: invalid", id);
+    return shim_error_plain (err, EINVAL, "container id `%s`: invalid", id);
   for (p = id; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'
           || *p == '-' || *p == '.' || *p == '+'))
-      return shim_error (err, EINVAL, "container id `%s`: only letters, digits and `_-.+` are allowed", id);
+      return shim_error_plain (err, EINVAL, "container id `%s`: only letters, digits and `_-.+` are allowed", id);
   return 0;
 }
 
@@ -38,7 +38,7 @@ state_create (const char *root, const char *id, shim_error_t *err)
   if (mkdirat (rootfd, id, 0700) < 0)
     {
       if (errno == EEXIST)
-        return shim_error (err, EEXIST, "container `%s` already exists (state in `%s/%s`)", id, root, id);
+        return shim_error_plain (err, EEXIST, "container `%s` already exists (state in `%s/%s`)", id, root, id);
       return shim_error_errno (err, "create the state dir `%s/%s`", root, id);
     }
   fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);

@@ -110,7 +110,7 @@ load helpers
 	touch "$STATE/$ID/marker"
 	run_shim
 	assert_status 1
-	assert_eq "$stderr" "shim: container \`$ID\` already exists (state in \`$STATE/$ID\`): File exists"
+	assert_eq "$stderr" "shim: container \`$ID\` already exists (state in \`$STATE/$ID\`)"
 	assert_eq "$output" ""
 	[ -e "$STATE/$ID/marker" ]
 	rm -r "${STATE:?}/$ID"
@@ -129,7 +129,7 @@ load helpers
 	make_bundle hello
 	run_shim
 	assert_status 1
-	assert_eq "$stderr" "shim: container \`$ID\` already exists (state in \`$STATE/$ID\`): File exists"
+	assert_eq "$stderr" "shim: container \`$ID\` already exists (state in \`$STATE/$ID\`)"
 	assert_eq "$output" ""
 	# The first is still running, its state still there.
 	[ -d "$STATE/$ID" ]

@@ -22,7 +22,8 @@ make_bundle() {
 
 # args_filter WORD...: a jq filter setting process.args.
 args_filter() {
-  printf '.process.args = %s' "$(printf '%s\n' "$@" | jq -R . | jq -s -c .)"
+  # One JSON string per argument, newlines included.
+  printf '.process.args = %s' "$(jq -n -c '$ARGS.positional' --args "$@")"
 }
 
 # run_shim ID [run options...]: runs the bundle in the foreground with
