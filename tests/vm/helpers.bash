@@ -22,8 +22,13 @@ make_bundle() {
 
 # args_filter WORD...: a jq filter setting process.args.
 args_filter() {
-  # One JSON string per argument, newlines included.
-  printf '.process.args = %s' "$(jq -n -c '$ARGS.positional' --args "$@")"
+  # One JSON string per argument, newlines and leading dashes included
+  # (jq 1.6 would take "-s" after --args for its own option).
+  local a list=
+  for a in "$@"; do
+    list="$list${list:+,}$(jq -n --arg a "$a" '$a')"
+  done
+  printf '.process.args = [%s]' "$list"
 }
 
 # run_shim ID [run options...]: runs the bundle in the foreground with
