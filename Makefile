@@ -74,3 +74,6 @@ clean:
 	rm -rf examples/rootfs
 
 .PHONY: all examples unit deps test install clean
+
+# The hook's unit tests compile the hook's sources in.
+tests/unit/test_hook_state tests/unit/test_hook_verdict: $(wildcard hooks/*.c hooks/*.h)

@@ -174,8 +174,20 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
    * and a shell starts background jobs with SIGINT and SIGQUIT ignored (a
    * pid-1 shell could then not even trap them).  SIGKILL, SIGSTOP and the
    * C library's own signals refuse the change; nothing is lost there. */
+  /* glibc's signal() refuses its two internal real-time signals (32, 33),
+   * but they can arrive ignored too (seen in CI: SigIgn 0x180000000); the
+   * raw syscall resets every one. */
   for (i = 1; i < NSIG; i++)
-    signal ((int) i, SIG_DFL);
+    {
+      struct
+      {
+        void (*handler) (int);
+        unsigned long flags;
+        void (*restorer) (void);
+        uint64_t mask;
+      } dfl = { .handler = SIG_DFL };
+      syscall (SYS_rt_sigaction, (int) i, &dfl, NULL, sizeof (uint64_t));
+    }
   /* Die with the runtime instead of lingering if it is killed. */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
