@@ -568,6 +568,10 @@ cgroup_create (const struct shim_config *cfg, const char *id, const struct cgrou
   out->memory_limit_enforced = (have & CTRL_MEMORY) && r->has_memory_limit && r->memory_limit > 0;
   out->dirfd = steal_fd (&fd);
   out->created_depth = created;
+  /* /shim is shared by every container on the default path: whichever one
+   * made it, the last to go removes it (rmdir fails while others remain). */
+  if (created && (cfg->cgroups_path == NULL || *cfg->cgroups_path == '\0'))
+    out->created_depth = 2;
   return 0;
 }
 

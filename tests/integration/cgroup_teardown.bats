@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# Every container gets a cgroup on the cgroup2 mount, even on a hybrid host
+# where it has no controllers, and the teardown leaves none behind: not its
+# own, and not the shared /shim parent once the last container is gone.
+
+load helpers
+
+@test "the container runs in its own cgroup, /shim/ID" {
+	set_args /bin/cat /proc/self/cgroup
+	del_namespace cgroup
+	run_shim
+	assert_status 0
+	assert_contains "$output" "0::/shim/$ID"
+}
+
+@test "the last container to go removes the shared /shim parent, whoever made it" {
+	local cg a b
+	cg=$(cgroup2_mount)
+	# Only meaningful when no other container holds /shim.
+	if [ -d "$cg/shim" ]; then
+		echo "$cg/shim exists already: run this test alone" >&2
+		return 1
+	fi
+	set_args /bin/sleep 600
+	# A makes /shim; B finds it there; A goes first, then B must remove it.
+	env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" run --bundle "$BUNDLE" "$ID-a" >/dev/null 2>&1 &
+	a=$!
+	for _ in $(seq 1 200); do [ -d "$cg/shim/$ID-a" ] && break; sleep 0.05; done
+	env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" run --bundle "$BUNDLE" "$ID-b" >/dev/null 2>&1 &
+	b=$!
+	for _ in $(seq 1 200); do [ -d "$cg/shim/$ID-b" ] && break; sleep 0.05; done
+	[ -d "$cg/shim/$ID-b" ]
+	echo 1 > "$cg/shim/$ID-a/cgroup.kill"
+	wait "$a" || true
+	[ -d "$cg/shim" ]
+	echo 1 > "$cg/shim/$ID-b/cgroup.kill"
+	wait "$b" || true
+	[ ! -e "$cg/shim" ]
+}
