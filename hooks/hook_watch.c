@@ -268,26 +268,6 @@ persist_final (struct watch *w)
   write_record (w, true);
 }
 
-/* cgroup.events says populated 0, or is gone with its cgroup.  Reading it
- * also re-arms its POLLPRI. */
-static bool
-cgroup_ended (int fd)
-{
-  char buf[256];
-  ssize_t n = pread (fd, buf, sizeof buf - 1, 0);
-  struct cg_cgroup_events ev;
-  shim_error_t tmp = NULL;
-
-  if (n < 0)
-    return true; /* ENODEV: removed */
-  buf[n] = '\0';
-  if (cg_parse_cgroup_events ("cgroup.events", buf, &ev, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return false;
-    }
-  return (ev.have & CG_CEV_POPULATED) && !ev.populated;
-}
 
 static _Noreturn void
 watch_loop (struct watch *w)
@@ -301,7 +281,7 @@ watch_loop (struct watch *w)
         { .fd = w->tree_fd, .events = POLLPRI },
         { .fd = w->cg_events_fd, .events = POLLPRI },
       };
-      if (cgroup_ended (w->cg_events_fd))
+      if (cg_events_fd_ended (w->cg_events_fd))
         {
           persist_final (w);
           _exit (0);

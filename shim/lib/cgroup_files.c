@@ -694,3 +694,22 @@ cg_snapshot_from_json (const char *json, const char *what, struct cg_snapshot *o
   yajl_tree_free (node);
   return ret;
 }
+
+bool
+cg_events_fd_ended (int fd)
+{
+  char buf[256];
+  ssize_t n = pread (fd, buf, sizeof (buf) - 1, 0);
+  struct cg_cgroup_events ev;
+  shim_error_t tmp = NULL;
+
+  if (n < 0)
+    return true; /* ENODEV: removed */
+  buf[n] = '\0';
+  if (cg_parse_cgroup_events ("cgroup.events", buf, &ev, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      return false;
+    }
+  return (ev.have & CG_CEV_POPULATED) && !ev.populated;
+}

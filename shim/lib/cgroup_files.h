@@ -83,6 +83,10 @@ int cg_parse_u64_file (const char *name, const char *buf, uint64_t *out, shim_er
 /* A number or "max" (-> CG_UNLIMITED): memory.max, memory.swap.max, pids.max. */
 int cg_parse_limit_file (const char *name, const char *buf, uint64_t *out, shim_error_t *err);
 
+/* Read an open cgroup.events again (which also re-arms its POLLPRI): true
+ * when it says populated 0, or cannot be read because the cgroup is gone. */
+bool cg_events_fd_ended (int cgroup_events_fd);
+
 /* Which files a snapshot holds; a clear bit means the file did not exist
  * (controller not enabled, older kernel, cgroup removed). */
 #define CG_SNAP_EVENTS_LOCAL (1u << 0)

@@ -110,25 +110,6 @@ watch_record_fill_input (const struct watch_record *r, struct verdict_input *in)
     in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
 }
 
-/* cgroup.events says populated 0, or is gone with its cgroup. */
-static bool
-cgroup_ended (int cg_events_fd)
-{
-  char buf[256];
-  ssize_t n = pread (cg_events_fd, buf, sizeof (buf) - 1, 0);
-  struct cg_cgroup_events ev;
-  shim_error_t tmp = NULL;
-
-  if (n < 0)
-    return true; /* ENODEV: removed */
-  buf[n] = '\0';
-  if (cg_parse_cgroup_events ("cgroup.events", buf, &ev, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return false;
-    }
-  return (ev.have & CG_CEV_POPULATED) && !ev.populated;
-}
 
 static void
 persist (int dirfd, const char *name, struct monitor *m, bool ended)
@@ -154,7 +135,7 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
         { .fd = tree_fd, .events = POLLPRI },
         { .fd = cg_events_fd, .events = POLLPRI },
       };
-      if (cgroup_ended (cg_events_fd))
+      if (cg_events_fd_ended (cg_events_fd))
         {
           persist (dirfd, name, m, true);
           _exit (0);

@@ -283,6 +283,23 @@ test_json (void)
   }
 }
 
+/* The watchers stop on populated 0, or when cgroup.events can no longer be
+ * read because the cgroup is gone. */
+static void
+test_events_fd_ended (void)
+{
+  int empty = open ("tests/unit/fixtures/cgroup/kernel-6.1/cgroup.events", O_RDONLY | O_CLOEXEC);
+  int busy = open ("tests/unit/fixtures/cgroup/kernel-5.10/cgroup.events", O_RDONLY | O_CLOEXEC);
+  int dir = open ("tests/unit/fixtures/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  ok (empty >= 0 && cg_events_fd_ended (empty), "cgroup.events with populated 0 has ended");
+  ok (busy >= 0 && !cg_events_fd_ended (busy), "cgroup.events with populated 1 has not ended");
+  ok (dir >= 0 && cg_events_fd_ended (dir), "an unreadable cgroup.events (cgroup gone) has ended");
+  close (empty);
+  close (busy);
+  close (dir);
+}
+
 int
 main (void)
 {
@@ -294,5 +311,6 @@ main (void)
   test_read_error ();
   test_parsers ();
   test_json ();
+  test_events_fd_ended ();
   return done_testing ();
 }
