@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <yajl/yajl_tree.h>
 
-#include "hook_json.h"
+#include "json.h"
 #include "util.h"
 
 static const char *

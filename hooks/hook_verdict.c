@@ -8,7 +8,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "hook_json.h"
+#include "json.h"
 #include "util.h"
 
 const char *

@@ -17,7 +17,7 @@
 
 #include "hook_verdict.h"
 #include "monitor.h"
-#include "hook_json.h"
+#include "json.h"
 #include "util.h"
 #include "watcher.h"
 

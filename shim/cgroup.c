@@ -18,6 +18,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cgroup_files.h"
 #include "log.h"
 #include "util.h"
 
@@ -699,4 +700,90 @@ cgroup_release (struct shim_cgroup *cg)
   free (cg->path);
   free (cg->unenforced_reason);
   *cg = (struct shim_cgroup){ .dirfd = -1, .mountfd = -1 };
+}
+
+int
+cgroup_open (const char *path, size_t created_depth, struct shim_cgroup *out, shim_error_t *err)
+{
+  const char *mp = cgroup_mount_point ();
+
+  *out = (struct shim_cgroup){ .dirfd = -1, .mountfd = -1 };
+  if (path == NULL || mp == NULL)
+    return 0;
+  out->path = strdup (path);
+  if (out->path == NULL)
+    return shim_error_errno (err, "cgroup `%s`", path);
+  out->created = created_depth > 0;
+  out->created_depth = created_depth;
+  out->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (out->mountfd < 0)
+    return shim_error_errno (err, "open the cgroup2 mount `%s`", mp);
+  out->dirfd = openat (out->mountfd, path + (path[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (out->dirfd < 0 && errno != ENOENT)
+    return shim_error_errno (err, "open cgroup `%s`", path);
+  return 0;
+}
+
+int
+cgroup_freeze (struct shim_cgroup *cg, bool frozen, shim_error_t *err)
+{
+  cleanup_close int ev = -1;
+
+  if (cg->dirfd < 0)
+    return shim_error_plain (err, ENOENT, "the container has no cgroup to %s", frozen ? "freeze" : "thaw");
+  ev = openat (cg->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  if (ev < 0)
+    return shim_error_errno (err, "open `%s/cgroup.events`", cg->path);
+  if (write_file_at (cg->dirfd, "cgroup.freeze", frozen ? "1" : "0", 1, err) < 0)
+    return shim_error_prefix (err, "cgroup `%s`", cg->path);
+  /* The write returns before every task has stopped: cgroup.events says
+   * when ("frozen 1"), and changes of it are a POLLPRI. */
+  for (;;)
+    {
+      char buf[256];
+      struct cg_cgroup_events e;
+      shim_error_t tmp = NULL;
+      struct pollfd p = { .fd = ev, .events = POLLPRI };
+      ssize_t r = pread (ev, buf, sizeof (buf) - 1, 0);
+      if (r < 0)
+        return shim_error_errno (err, "read `%s/cgroup.events`", cg->path);
+      buf[r] = '\0';
+      if (cg_parse_cgroup_events ("cgroup.events", buf, &e, &tmp) < 0)
+        {
+          shim_error_release (&tmp);
+          return shim_error_plain (err, EINVAL, "`%s/cgroup.events`: malformed", cg->path);
+        }
+      if (!(e.have & CG_CEV_FROZEN) || e.frozen == frozen || !e.populated)
+        return 0;
+      if (poll (&p, 1, -1) < 0 && errno != EINTR)
+        return shim_error_errno (err, "poll `%s/cgroup.events`", cg->path);
+    }
+}
+
+int
+cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err)
+{
+  cleanup_free char *procs = NULL;
+  char *line, *save = NULL;
+
+  if (cg->dirfd < 0)
+    return 0;
+  /* cgroup.kill reaches forks racing with us; for other signals a pass
+   * over cgroup.procs is what runc and crun do too. */
+  if (sig == SIGKILL)
+    {
+      shim_error_t tmp = NULL;
+      if (write_file_at (cg->dirfd, "cgroup.kill", "1", 1, &tmp) == 0)
+        return 0;
+      shim_error_release (&tmp);
+    }
+  if (read_file_at (cg->dirfd, "cgroup.procs", &procs, NULL, err) < 0)
+    return shim_error_prefix (err, "cgroup `%s`", cg->path);
+  for (line = strtok_r (procs, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      int64_t pid;
+      if (parse_i64 (line, &pid) == 0 && pid > 0 && kill ((pid_t) pid, sig) < 0 && errno != ESRCH)
+        return shim_error_errno (err, "kill(%lld, %d)", (long long) pid, sig);
+    }
+  return 0;
 }

@@ -51,4 +51,15 @@ int cgroup_destroy (struct shim_cgroup *cg, shim_error_t *err);
 
 void cgroup_release (struct shim_cgroup *cg);
 
+/* A container's cgroup again, for the commands after create: path and
+ * created_depth as state.json keeps them.  A cgroup already removed (by an
+ * engine, or systemd) is not an error: dirfd is then -1. */
+int cgroup_open (const char *path, size_t created_depth, struct shim_cgroup *out, shim_error_t *err);
+
+/* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
+int cgroup_freeze (struct shim_cgroup *cg, bool frozen, shim_error_t *err);
+
+/* Signal every process in it (kill --all). */
+int cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err);
+
 #endif

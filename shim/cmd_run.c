@@ -21,6 +21,8 @@
 #include "commands.h"
 #include "config.h"
 #include "container.h"
+#include "hooks.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "monitor.h"
 #include "state.h"
@@ -33,21 +35,10 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGU
 
 struct run_opts
 {
-  const char *bundle;
-  const char *id;
-  bool no_pivot;
+  struct launch_opts l;
   bool json;
-  bool allow_unenforced;
-  bool has_memory;
-  int64_t memory;
+  bool keep;
 };
-
-static void
-config_warning (void *opaque, const char *path, const char *why)
-{
-  (void) opaque;
-  log_msg (LOG_WARNING, "config.json: %s: %s", path, why);
-}
 
 /* `shim run DIR/`: an argument with a slash, or naming a directory, is the
  * bundle; ids hold no slash. */
@@ -212,23 +203,36 @@ parse_run_opts (int argc, char **argv, struct run_opts *o, shim_error_t *err)
     { "json", no_argument, NULL, 'j' },
     { "memory", required_argument, NULL, 'm' },
     { "allow-unenforced-limits", no_argument, NULL, 'U' },
+    { "detach", no_argument, NULL, 'd' },
+    { "keep", no_argument, NULL, 'k' },
+    { "pid-file", required_argument, NULL, 'p' },
+    { "console-socket", required_argument, NULL, 'c' },
+    /* runc's, accepted with its meaning where it has one for us. */
+    { "no-new-keyring", no_argument, NULL, 'K' },
+    { "no-subreaper", no_argument, NULL, 'K' },
+    { "preserve-fds", required_argument, NULL, 'F' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "b:h", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+b:dh", opts, NULL)) != -1)
     switch (c)
       {
-      case 'b': o->bundle = optarg; break;
-      case 'P': o->no_pivot = true; break;
+      case 'b': o->l.bundle = optarg; break;
+      case 'P': o->l.no_pivot = true; break;
       case 'j': o->json = true; break;
-      case 'U': o->allow_unenforced = true; break;
+      case 'U': o->l.allow_unenforced = true; break;
+      case 'd': o->l.detach = true; break;
+      case 'k': o->keep = true; break;
+      case 'p': o->l.pid_file = optarg; break;
+      case 'c': o->l.console_socket = optarg; break;
+      case 'K': case 'F': break;
       case 'm':
-        if (parse_size (optarg, &o->memory) < 0)
+        if (parse_size (optarg, &o->l.memory) < 0)
           return shim_error_plain (err, EINVAL, "run: --memory `%s`: not a size (e.g. 512M, 2G)", optarg);
-        o->has_memory = true;
+        o->l.has_memory = true;
         break;
       case 'h':
         printf ("usage: shim run [--bundle DIR] [options] [ID]\n"
@@ -236,29 +240,28 @@ parse_run_opts (int argc, char **argv, struct run_opts *o, shim_error_t *err)
                 "  --json                     print the verdict as one JSON line on stderr\n"
                 "  --memory SIZE              memory limit for this run (e.g. 512M)\n"
                 "  --allow-unenforced-limits  run even where a limit cannot be enforced\n"
+                "  --detach, -d               start it and return; `shim delete` removes it\n"
+                "  --keep                     keep the stopped container for `shim state`\n"
+                "  --pid-file FILE            write init's pid there\n"
+                "  --console-socket SOCK      send the terminal's master there\n"
                 "  --no-pivot                 chroot instead of pivot_root\n");
         return 1;
       default:
-        return shim_error_plain (err, EINVAL, "run: unknown option (see `shim run --help`)");
+        return shim_error_plain (err, EINVAL, "run: unknown option `%s` (see `shim run --help`)",
+                                 argv[optind - 1]);
       }
   if (optind < argc - 1)
     return shim_error (err, EINVAL, "run: unexpected argument `%s`", argv[optind + 1]);
   if (optind == argc - 1)
     {
-      if (o->bundle == NULL && looks_like_bundle (argv[optind]))
-        o->bundle = argv[optind];
+      if (o->l.bundle == NULL && looks_like_bundle (argv[optind]))
+        o->l.bundle = argv[optind];
       else
-        o->id = argv[optind];
+        o->l.id = argv[optind];
     }
-  if (o->bundle == NULL)
-    o->bundle = ".";
+  if (o->l.bundle == NULL)
+    o->l.bundle = ".";
   return 0;
-}
-
-static void
-cleanup_cgroupp (struct shim_cgroup *cg)
-{
-  cgroup_release (cg);
 }
 
 static void
@@ -294,103 +297,122 @@ forward_signals_fd (shim_error_t *err)
   return fd;
 }
 
-/* Everything after the state dir exists; the caller removes it whatever
- * happens here. */
-static int
-run_container (struct global_opts *g, struct run_opts *o, struct shim_config *cfg, int *exit_code,
-               shim_error_t *err)
+static void
+cleanup_launchp (struct launch *l)
 {
-  __attribute__ ((cleanup (cleanup_cgroupp))) struct shim_cgroup cg = { .dirfd = -1, .mountfd = -1 };
+  launch_release (l);
+}
+
+/* The foreground run: init's parent to the end, so the verdict has its
+ * exit status. */
+static int
+run_foreground (struct global_opts *g, struct run_opts *o, struct launch *l, int *exit_code,
+                shim_error_t *err)
+{
   __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .events_fd = -1 };
-  struct cgroup_opts cgo = { .systemd = g->systemd_cgroup, .allow_unenforced = o->allow_unenforced };
-  struct container_opts copts = { .no_pivot = o->no_pivot, .cgroup_fd = -1 };
-  struct container_proc proc = { .pid = -1, .pidfd = -1 };
-  struct verdict_input vin = { .container_id = o->id };
+  struct verdict_input vin = { .container_id = o->l.id };
   struct verdict v;
   cleanup_close int sigfd = -1;
+  cleanup_free char *json = NULL;
   shim_error_t tmp = NULL;
   int status = 0, ret;
 
-  if (cgroup_create (cfg, o->id, &cgo, &cg, err) < 0)
-    return -1;
-  log_msg (LOG_DEBUG, "container %s: cgroup %s", o->id, cg.path ? cg.path : "(none)");
-  copts.cgroup_fd = cg.dirfd;
-  ret = monitor_init (&mon, cg.dirfd, err);
+  ret = monitor_init (&mon, l->cg.dirfd, err);
   if (ret == 0)
     ret = sigfd = forward_signals_fd (err);
   if (ret >= 0)
-    ret = container_spawn (cfg, &copts, &proc, err);
+    ret = launch_spawn (g, &o->l, l, err);
+  if (ret >= 0 && l->cfg->hooks[HOOK_POSTSTART].n
+      && lifecycle_state_json (&l->st, STATUS_RUNNING, NULL, &json, &tmp) == 0)
+    hooks_run_all (l->cfg, HOOK_POSTSTART, json);
+  shim_error_release (&tmp);
   if (ret >= 0)
-    {
-      log_msg (LOG_DEBUG, "container %s: init is pid %d", o->id, (int) proc.pid);
-      ret = supervise (&proc, sigfd, &mon, &status, err);
-      close (proc.pidfd);
-    }
+    ret = supervise (&l->proc, sigfd, &mon, &status, err);
   if (ret >= 0)
     {
       /* Read before the teardown below empties and removes the cgroup. */
       if (monitor_update (&mon, &tmp) < 0)
         log_error_release (&tmp);
       monitor_fill_input (&mon, &vin);
-      vin.memory_limit_enforced = cg.memory_limit_enforced;
+      vin.memory_limit_enforced = l->cg.memory_limit_enforced;
       vin.have_status = true;
       vin.status = status;
+      vin.signals_sent = state_signals_sent (l->dirfd);
       verdict_compute (&vin, &v);
       *exit_code = wait_status_to_exit_code (status);
       report_verdict (&v, o->json, *exit_code);
+      lifecycle_mark_oom (&l->st, &v);
     }
   /* Without a pid namespace init's children outlive it; cgroup.kill
    * reaches them all, even those that left the process group. */
-  if (cgroup_destroy (&cg, ret < 0 ? &tmp : err) < 0)
+  if (cgroup_destroy (&l->cg, ret < 0 ? &tmp : err) < 0)
     {
       if (ret < 0)
         log_error_release (&tmp);
       return -1;
     }
-  return ret < 0 ? -1 : 0;
+  if (ret < 0)
+    return -1;
+  free (json);
+  json = NULL;
+  if (l->cfg->hooks[HOOK_POSTSTOP].n && lifecycle_state_json (&l->st, STATUS_STOPPED, &v, &json, &tmp) == 0)
+    hooks_run_all (l->cfg, HOOK_POSTSTOP, json);
+  shim_error_release (&tmp);
+  if (o->keep)
+    {
+      cleanup_free char *vjson = NULL;
+      if (verdict_to_json (&v, &vjson, err) < 0
+          || write_file_atomic_at (l->dirfd, STATE_VERDICT, vjson, strlen (vjson), 0600, err) < 0)
+        return -1;
+    }
+  return 0;
 }
 
 int
 cmd_run (struct global_opts *g, int argc, char **argv, shim_error_t *err)
 {
   struct run_opts o = { 0 };
-  cleanup_config struct shim_config *cfg = NULL;
+  __attribute__ ((cleanup (cleanup_launchp))) struct launch l = { .dirfd = -1, .proc = { .pidfd = -1, .pty_master = -1 }, .cg = { .dirfd = -1, .mountfd = -1 } };
   cleanup_free char *gen_id = NULL;
-  cleanup_close int state_fd = -1;
-  shim_error_t rm_err = NULL;
-  struct stat st;
   int exit_code = 1, ret;
 
   ret = parse_run_opts (argc, argv, &o, err);
   if (ret != 0)
     return ret < 0 ? -1 : 0;
-  if (shim_config_load (o.bundle, &cfg, config_warning, NULL, err) < 0)
-    return -1;
-  if (o.has_memory)
+  if (o.l.id == NULL)
     {
-      cfg->has_resources = true;
-      cfg->resources.has_memory_limit = true;
-      cfg->resources.memory_limit = o.memory;
-    }
-  if (o.id == NULL)
-    {
-      gen_id = generate_id (cfg->bundle);
+      gen_id = generate_id (o.l.bundle);
       if (gen_id == NULL)
         return shim_error_errno (err, "generate a container id");
-      o.id = gen_id;
+      o.l.id = gen_id;
     }
-  if (state_validate_id (o.id, err) < 0)
-    return -1;
-  if (stat (cfg->root_path, &st) < 0)
-    return shim_error_errno (err, "root.path `%s`", cfg->root_path);
-  if (!S_ISDIR (st.st_mode))
-    return shim_error_plain (err, ENOTDIR, "root.path `%s`: not a directory", cfg->root_path);
-  state_fd = state_create (g->root, o.id, err);
-  if (state_fd < 0)
-    return -1;
-
-  ret = run_container (g, &o, cfg, &exit_code, err);
-  if (state_remove (g->root, o.id, &rm_err) < 0)
-    log_error_release (&rm_err);
+  if (launch_prepare (g, &o.l, &l, err) < 0)
+    {
+      launch_abort (g, &l);
+      return -1;
+    }
+  if (o.l.detach)
+    {
+      cleanup_free char *json = NULL;
+      shim_error_t tmp = NULL;
+      if (launch_spawn (g, &o.l, &l, err) < 0)
+        {
+          launch_abort (g, &l);
+          return -1;
+        }
+      if (l.cfg->hooks[HOOK_POSTSTART].n && lifecycle_state_json (&l.st, STATUS_RUNNING, NULL, &json, &tmp) == 0)
+        hooks_run_all (l.cfg, HOOK_POSTSTART, json);
+      shim_error_release (&tmp);
+      return 0;
+    }
+  ret = run_foreground (g, &o, &l, &exit_code, err);
+  if (ret < 0 || !o.keep)
+    {
+      shim_error_t rm_err = NULL;
+      if (state_remove (g->root, o.l.id, &rm_err) < 0)
+        log_error_release (&rm_err);
+    }
+  if (ret < 0 && l.proc.pidfd >= 0)
+    launch_abort (g, &l);
   return ret < 0 ? -1 : exit_code;
 }

@@ -372,13 +372,33 @@ static int
 parse_terminal (struct ctx *c, yajl_val v, const char *path, void *target)
 {
   struct shim_process *p = target;
-  if (get_bool (c, v, path, &p->terminal) < 0)
-    return -1;
-  if (p->terminal)
-    return shim_error_plain (c->err, ENOTSUP,
-                       "%s: a terminal is not supported yet: set it to false and give the "
-                       "container the runtime's own stdio",
-                       path);
+  return get_bool (c, v, path, &p->terminal);
+}
+
+static int
+parse_console_size (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_process *p = target;
+  const char *keys[] = { "height", "width" };
+  unsigned short *dst[] = { &p->console_height, &p->console_width };
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  for (i = 0; i < 2; i++)
+    {
+      const char *k[] = { keys[i], NULL };
+      yajl_val f = yajl_tree_get (v, k, yajl_t_any);
+      cleanup_free char *p2 = path_key (path, keys[i]);
+      uint32_t x;
+      if (f == NULL)
+        continue;
+      if (get_u32 (c, f, p2, &x) < 0)
+        return -1;
+      if (x > 65535)
+        return shim_error_plain (c->err, ERANGE, "%s: %u is out of range", p2, x);
+      *dst[i] = (unsigned short) x;
+    }
   return 0;
 }
 
@@ -438,7 +458,7 @@ parse_oom_score_adj (struct ctx *c, yajl_val v, const char *path, void *target)
 
 static const struct field process_fields[] = {
   { "terminal", parse_terminal, NULL },
-  { "consoleSize", NULL, "only used with a terminal; ignored" },
+  { "consoleSize", parse_console_size, NULL },
   { "user", parse_user, NULL },
   { "args", parse_args, NULL },
   { "env", parse_env, NULL },
@@ -1019,6 +1039,99 @@ parse_linux (struct ctx *c, yajl_val v, const char *path, void *target)
   return walk_object (c, v, path, linux_fields, target);
 }
 
+/* ---- hooks ---- */
+
+static const char *const hook_stage_names[HOOK_N_STAGES] = {
+  "prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop",
+};
+
+const char *
+shim_hook_stage_name (enum shim_hook_stage s)
+{
+  return hook_stage_names[s];
+}
+
+static int
+hook_path (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_hook *h = target;
+  if (get_string (c, v, path, &h->path) < 0)
+    return -1;
+  if (h->path[0] != '/')
+    return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", path, h->path);
+  return 0;
+}
+
+static int
+hook_args (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_hook *h = target;
+  return get_string_array (c, v, path, &h->args, &h->n_args);
+}
+
+static int
+hook_env (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_hook *h = target;
+  return get_string_array (c, v, path, &h->env, &h->n_env);
+}
+
+static int
+hook_timeout (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_hook *h = target;
+  int64_t t;
+  if (get_i64 (c, v, path, &t) < 0)
+    return -1;
+  if (t <= 0 || t > INT32_MAX)
+    return shim_error_plain (c->err, EINVAL, "%s: must be a positive number of seconds", path);
+  h->timeout = (int) t;
+  return 0;
+}
+
+static const struct field hook_fields[] = {
+  { "path", hook_path, NULL },
+  { "args", hook_args, NULL },
+  { "env", hook_env, NULL },
+  { "timeout", hook_timeout, NULL },
+  { NULL, NULL, NULL },
+};
+
+static int
+parse_hooks (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  size_t s, i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  for (s = 0; s < HOOK_N_STAGES; s++)
+    {
+      const char *k[] = { hook_stage_names[s], NULL };
+      yajl_val list = yajl_tree_get (v, k, yajl_t_any);
+      cleanup_free char *lp = path_key (path, hook_stage_names[s]);
+      struct shim_hook_list *hl = &cfg->hooks[s];
+
+      if (list == NULL || YAJL_IS_NULL (list))
+        continue;
+      if (!YAJL_IS_ARRAY (list))
+        return type_error (c, lp, "array", list);
+      hl->v = calloc (list->u.array.len + 1, sizeof (*hl->v));
+      if (hl->v == NULL)
+        return shim_error_errno (c->err, "%s", lp);
+      for (i = 0; i < list->u.array.len; i++)
+        {
+          cleanup_free char *hp = path_index (lp, i);
+          hl->n++;
+          if (walk_object (c, list->u.array.values[i], hp, hook_fields, &hl->v[i]) < 0)
+            return -1;
+          if (hl->v[i].path == NULL)
+            return shim_error_plain (c->err, EINVAL, "%s.path: required", hp);
+        }
+    }
+  return 0;
+}
+
 static const struct field top_fields[] = {
   { "ociVersion", parse_oci_version, NULL },
   { "root", parse_root, NULL },
@@ -1027,7 +1140,7 @@ static const struct field top_fields[] = {
   { "mounts", parse_mounts, NULL },
   { "linux", parse_linux, NULL },
   { "annotations", parse_annotations, NULL },
-  { "hooks", NULL, "hooks are not run yet" },
+  { "hooks", parse_hooks, NULL },
   { "domainname", NULL, "not set yet" },
   { NULL, NULL, NULL },
 };
@@ -1201,11 +1314,7 @@ shim_config_free (struct shim_config *c)
   free (c->bundle);
   free (c->oci_version);
   free (c->root_path);
-  free_strv (c->process.args, c->process.n_args);
-  free_strv (c->process.env, c->process.n_env);
-  free (c->process.cwd);
-  free (c->process.additional_gids);
-  free (c->process.rlimits);
+  shim_process_free (&c->process);
   free (c->hostname);
   for (i = 0; i < c->n_mounts; i++)
     {
@@ -1226,5 +1335,54 @@ shim_config_free (struct shim_config *c)
   free (c->resources.cpu_mems);
   free_kv (c->resources.unified, c->resources.n_unified);
   free_kv (c->annotations, c->n_annotations);
+  for (i = 0; i < HOOK_N_STAGES; i++)
+    {
+      size_t j;
+      for (j = 0; j < c->hooks[i].n; j++)
+        {
+          free (c->hooks[i].v[j].path);
+          free_strv (c->hooks[i].v[j].args, c->hooks[i].v[j].n_args);
+          free_strv (c->hooks[i].v[j].env, c->hooks[i].v[j].n_env);
+        }
+      free (c->hooks[i].v);
+    }
   free (c);
+}
+
+void
+shim_process_free (struct shim_process *p)
+{
+  free_strv (p->args, p->n_args);
+  free_strv (p->env, p->n_env);
+  free (p->cwd);
+  free (p->additional_gids);
+  free (p->rlimits);
+  memset (p, 0, sizeof (*p));
+}
+
+int
+shim_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warnfn,
+                    void *opaque, shim_error_t *err)
+{
+  cleanup_yajl yajl_val root = NULL;
+  cleanup_free char *copy = NULL;
+  char errbuf[1024] = "";
+  struct ctx c = { .warn = warnfn, .opaque = opaque, .err = err };
+
+  memset (out, 0, sizeof (*out));
+  if (memchr (json, '\0', len) != NULL)
+    return shim_error_plain (err, EINVAL, "contains a NUL byte");
+  copy = strndup (json, len);
+  if (copy == NULL)
+    return shim_error_errno (err, "process");
+  root = yajl_tree_parse (copy, errbuf, sizeof (errbuf));
+  if (root == NULL)
+    return syntax_error (NULL, json, len, errbuf, err);
+  if (walk_object (&c, root, "process", process_fields, out) < 0)
+    return -1;
+  if (out->n_args == 0)
+    return shim_error_plain (err, EINVAL, "process.args: must name at least the program to run");
+  if (out->cwd == NULL && (out->cwd = strdup ("/")) == NULL)
+    return shim_error_errno (err, "process.cwd");
+  return 0;
 }

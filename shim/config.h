@@ -62,6 +62,7 @@ struct shim_resources
 struct shim_process
 {
   bool terminal;
+  unsigned short console_height, console_width; /* 0: not given */
   char **args; /* NULL-terminated */
   size_t n_args;
   char **env; /* NULL-terminated */
@@ -78,6 +79,34 @@ struct shim_process
   bool no_new_privileges;
   bool has_oom_score_adj;
   int oom_score_adj;
+};
+
+/* hooks.<stage>[]: run with the state on stdin (hooks.c). */
+enum shim_hook_stage
+{
+  HOOK_PRESTART,
+  HOOK_CREATE_RUNTIME,
+  HOOK_CREATE_CONTAINER,
+  HOOK_START_CONTAINER,
+  HOOK_POSTSTART,
+  HOOK_POSTSTOP,
+  HOOK_N_STAGES,
+};
+
+struct shim_hook
+{
+  char *path;
+  char **args; /* NULL-terminated; NULL: just the path */
+  size_t n_args;
+  char **env;  /* NULL-terminated; NULL: an empty environment */
+  size_t n_env;
+  int timeout; /* seconds; 0: none */
+};
+
+struct shim_hook_list
+{
+  struct shim_hook *v;
+  size_t n;
 };
 
 struct shim_config
@@ -104,6 +133,7 @@ struct shim_config
   struct shim_resources resources;
   struct shim_kv *annotations;
   size_t n_annotations;
+  struct shim_hook_list hooks[HOOK_N_STAGES];
 };
 
 /* Called for each field that is understood but not honoured yet, with the
@@ -120,6 +150,15 @@ int shim_config_parse (const char *json, size_t len, const char *bundle, struct 
                        shim_config_warn_fn warn, void *opaque, shim_error_t *err);
 
 void shim_config_free (struct shim_config *c);
+
+/* `exec --process FILE`: one process object, as in config.json's
+ * "process".  cwd defaults to "/". */
+int shim_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warn,
+                        void *opaque, shim_error_t *err);
+void shim_process_free (struct shim_process *p);
+
+/* "prestart", "createRuntime", ... */
+const char *shim_hook_stage_name (enum shim_hook_stage s);
 
 static inline void
 cleanup_configp (struct shim_config **c)

@@ -12,23 +12,109 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <grp.h>
+#include <stddef.h>
+#include <pty.h>
+#include <termios.h>
+
+#include "hooks.h"
+#include "state.h"
 
 #include "rootfs.h"
 #include "util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* What the child sends when it fails before exec: the errno and the text. */
-struct child_error
+/* init and the runtime talk over a SOCK_SEQPACKET pair; one message per
+ * step, the text (an error, or the state JSON for init's hooks) after the
+ * header.  EOF means init has exec'd (the socket is close-on-exec). */
+enum sync_type
 {
-  int status;
-  char msg[4000];
+  SYNC_ERROR = 1,      /* init -> runtime: it failed; status and message */
+  SYNC_CREATE_RUNTIME, /* init -> runtime: mounts done, run the hooks */
+  SYNC_GO,             /* runtime -> init: go on; the state JSON */
+  SYNC_PTY,            /* init -> runtime: the pty master (SCM_RIGHTS) */
+  SYNC_READY,          /* init -> runtime: all set, about to wait for start */
 };
+
+struct sync_msg
+{
+  int type;
+  int status;
+  char text[65536 - 2 * sizeof (int)];
+};
+
+static int
+sync_send (int fd, int type, int status, const char *text, int pass_fd)
+{
+  struct sync_msg m = { .type = type, .status = status };
+  size_t tlen = text ? strlen (text) : 0;
+  struct iovec iov = { .iov_base = &m, .iov_len = offsetof (struct sync_msg, text) + tlen + 1 };
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+  ssize_t r;
+
+  if (tlen >= sizeof (m.text))
+    tlen = sizeof (m.text) - 1;
+  memcpy (m.text, text ? text : "", tlen);
+  m.text[tlen] = '\0';
+  iov.iov_len = offsetof (struct sync_msg, text) + tlen + 1;
+  if (pass_fd >= 0)
+    {
+      struct cmsghdr *c;
+      mh.msg_control = u.buf;
+      mh.msg_controllen = sizeof (u.buf);
+      c = CMSG_FIRSTHDR (&mh);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (c), &pass_fd, sizeof (int));
+    }
+  do
+    r = sendmsg (fd, &mh, MSG_NOSIGNAL);
+  while (r < 0 && errno == EINTR);
+  return r < 0 ? -1 : 0;
+}
+
+/* Returns the bytes read (0 at EOF) or -1; a passed fd lands in *fd_out. */
+static ssize_t
+sync_recv (int fd, struct sync_msg *m, int *fd_out)
+{
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct iovec iov = { .iov_base = m, .iov_len = sizeof (*m) };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof (u.buf) };
+  struct cmsghdr *c;
+  ssize_t r;
+
+  do
+    r = recvmsg (fd, &mh, MSG_CMSG_CLOEXEC);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0)
+    return r;
+  if ((size_t) r < offsetof (struct sync_msg, text) + 1)
+    {
+      errno = EPROTO;
+      return -1;
+    }
+  m->text[sizeof (m->text) - 1] = '\0';
+  for (c = CMSG_FIRSTHDR (&mh); c; c = CMSG_NXTHDR (&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && fd_out)
+      memcpy (fd_out, CMSG_DATA (c), sizeof (int));
+  return r;
+}
 
 static const char *
 env_get (char *const *env, const char *name)
@@ -40,40 +126,48 @@ env_get (char *const *env, const char *name)
   return NULL;
 }
 
-/* execve the program, searching $PATH of the container's environment (not
- * ours, which execvpe would use).  Returns only on failure. */
+/* The program's path, searched in $PATH of the container's environment (not
+ * ours, which execvpe would use), before the wait for `start`: a missing
+ * program fails create, as in runc, not start. */
 static int
-exec_process (const struct shim_process *p, shim_error_t *err)
+find_executable (const struct shim_process *p, char **out, shim_error_t *err)
 {
   const char *file = p->args[0];
-  const char *path;
-  cleanup_free char *buf = NULL;
+  const char *path, *dir;
   int saved = ENOENT;
+  size_t dlen;
 
   if (strchr (file, '/'))
     {
-      execve (file, p->args, p->env ? p->env : (char *[]){ NULL });
-      saved = errno;
+      if (access (file, X_OK) < 0)
+        saved = errno;
+      else if ((*out = strdup (file)) == NULL)
+        return shim_error_errno (err, "process.args[0]");
+      else
+        return 0;
     }
   else
     {
-      const char *dir;
-      size_t dlen;
       path = env_get (p->env, "PATH");
       if (path == NULL)
         path = DEFAULT_PATH;
       for (dir = path;; dir += dlen + 1)
         {
+          struct stat st;
+          char *buf = NULL;
           dlen = strcspn (dir, ":");
-          free (buf);
-          buf = NULL;
           /* An empty entry is the working directory, as for execvp. */
           if (asprintf (&buf, "%.*s/%s", dlen ? (int) dlen : 1, dlen ? dir : ".", file) < 0)
             return shim_error_errno (err, "process.args[0]");
-          execve (buf, p->args, p->env ? p->env : (char *[]){ NULL });
-          /* Remember a more telling error than "not there" (EACCES, ENOEXEC). */
+          if (stat (buf, &st) == 0 && S_ISREG (st.st_mode) && access (buf, X_OK) == 0)
+            {
+              *out = buf;
+              return 0;
+            }
+          /* Remember a more telling error than "not there" (EACCES). */
           if (errno != ENOENT && errno != ENOTDIR)
             saved = errno;
+          free (buf);
           if (dir[dlen] == '\0')
             break;
         }
@@ -153,13 +247,74 @@ struct ns_fds
   size_t n;
 };
 
+/* process.terminal: a pty from the container's own devpts, its slave made
+ * init's stdio and controlling terminal, its master handed out (to the
+ * console socket, or to the runtime over the sync socket). */
+static int
+setup_terminal (const struct shim_process *p, const struct container_opts *opts, int sync_fd,
+                shim_error_t *err)
+{
+  cleanup_close int master = -1, slave = -1;
+  char name[64];
+  int i;
+
+  master = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0)
+    return shim_error_errno (err, "process.terminal: open /dev/ptmx in the container");
+  if (unlockpt (master) < 0 || ptsname_r (master, name, sizeof (name)) != 0)
+    return shim_error_errno (err, "process.terminal: unlockpt");
+  slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0)
+    return shim_error_errno (err, "process.terminal: open `%s`", name);
+  if (p->console_width || p->console_height)
+    {
+      struct winsize ws = { .ws_row = p->console_height, .ws_col = p->console_width };
+      if (ioctl (slave, TIOCSWINSZ, &ws) < 0)
+        return shim_error_errno (err, "process.consoleSize: TIOCSWINSZ");
+    }
+  for (i = 0; i < 3; i++)
+    if (dup2 (slave, i) < 0)
+      return shim_error_errno (err, "process.terminal: dup2");
+  if (ioctl (0, TIOCSCTTY, 0) < 0)
+    return shim_error_errno (err, "process.terminal: TIOCSCTTY");
+  if (opts->console_fd >= 0)
+    {
+      if (sync_send (opts->console_fd, 0, 0, name, master) < 0)
+        return shim_error_errno (err, "--console-socket: send the pty master");
+      return 0;
+    }
+  if (sync_send (sync_fd, SYNC_PTY, 0, name, master) < 0)
+    return shim_error_errno (err, "process.terminal: send the pty master");
+  return 0;
+}
+
+/* Wait for the runtime's go-ahead; its text is the state JSON. */
+static int
+wait_go (int sync_fd, char **state_json, shim_error_t *err)
+{
+  static struct sync_msg m;
+  ssize_t r = sync_recv (sync_fd, &m, NULL);
+  if (r < 0)
+    return shim_error_errno (err, "read from the runtime");
+  if (r == 0 || m.type != SYNC_GO)
+    return shim_error_plain (err, ECANCELED, "the runtime gave up on the container");
+  *state_json = m.text;
+  return 0;
+}
+
+/* Where init's errors go: the runtime's sync socket until `start`, then the
+ * connection from `start`. */
+static int report_fd = -1;
+
 static int
 child_setup (const struct shim_config *cfg, const struct container_opts *opts, const struct ns_fds *ns,
-             shim_error_t *err)
+             int sync_fd, shim_error_t *err)
 {
   const struct shim_process *p = &cfg->process;
   struct rootfs_opts ro = { .no_pivot = opts->no_pivot };
   const struct shim_namespace *net;
+  cleanup_free char *exe = NULL;
+  char *state_json = (char *) "";
   sigset_t all;
   size_t i;
   unsigned int keep = 0;
@@ -188,7 +343,8 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
       } dfl = { .handler = SIG_DFL };
       syscall (SYS_rt_sigaction, (int) i, &dfl, NULL, sizeof (uint64_t));
     }
-  /* Die with the runtime instead of lingering if it is killed. */
+  /* Die with the runtime instead of lingering if it is killed while
+   * setting up (and, for `run`, at any time). */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
   /* A session of its own: kill(0, ...) or a terminal's ^C inside must not
@@ -215,20 +371,59 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return -1;
 
   umask (0);
-  if (rootfs_setup (cfg, &ro, err) < 0 || rootfs_finalize (cfg, err) < 0)
+  if (rootfs_mount (cfg, err) < 0)
+    return -1;
+  if (opts->create_runtime)
+    {
+      if (sync_send (sync_fd, SYNC_CREATE_RUNTIME, 0, NULL, -1) < 0)
+        return shim_error_errno (err, "write to the runtime");
+      if (wait_go (sync_fd, &state_json, err) < 0)
+        return -1;
+      /* Still the runtime's root, in the container's namespaces. */
+      if (hooks_run (cfg, HOOK_CREATE_CONTAINER, state_json, err) < 0)
+        return -1;
+    }
+  if (rootfs_enter (cfg, &ro, err) < 0 || rootfs_finalize (cfg, err) < 0)
     return -1;
   umask (p->has_umask ? p->umask : 022);
 
   if (chdir (p->cwd) < 0)
     return shim_error_errno (err, "process.cwd `%s`", p->cwd);
+  if (p->terminal && setup_terminal (p, opts, sync_fd, err) < 0)
+    return -1;
   if (apply_user (p, err) < 0)
     return -1;
+  if (find_executable (p, &exe, err) < 0)
+    return -1;
   /* Changing the uid or gid cleared the parent-death signal: set it again,
-   * or a container of another user outlives a killed runtime. */
-  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
+   * or a container of another user outlives a killed runtime.  A detached
+   * init must outlive the runtime instead: its caller's subreaper (conmon,
+   * containerd-shim) becomes its parent. */
+  if (prctl (PR_SET_PDEATHSIG, opts->detach ? 0 : SIGKILL) < 0)
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
   if (p->no_new_privileges && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return shim_error_errno (err, "process.noNewPrivileges: prctl");
+
+  if (sync_send (sync_fd, SYNC_READY, 0, NULL, -1) < 0)
+    return shim_error_errno (err, "write to the runtime");
+  if (opts->exec_listen_fd >= 0)
+    {
+      char c;
+      ssize_t r;
+      /* Blocked here between create and start.  Only `start` connects: the
+       * socket is in the runtime's state dir, out of the container's view. */
+      int conn = accept4 (opts->exec_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+      if (conn < 0)
+        return shim_error_errno (err, "wait for start: accept");
+      report_fd = conn;
+      do
+        r = read (conn, &c, 1);
+      while (r < 0 && errno == EINTR);
+      if (r != 1)
+        return shim_error_plain (err, ECANCELED, "start went away before releasing the container");
+    }
+  if (hooks_run (cfg, HOOK_START_CONTAINER, state_json, err) < 0)
+    return -1;
 
   /* Only stdio and, for socket activation, LISTEN_FDS reach the process. */
   listen = env_get (p->env, "LISTEN_FDS");
@@ -240,22 +435,14 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     }
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
-  return exec_process (p, err);
+  execve (exe, p->args, p->env ? p->env : (char *[]){ NULL });
+  return shim_error_errno (err, "process.args[0] \"%s\": exec", p->args[0]);
 }
 
-static void
-child_fail (int sync_fd, shim_error_t *err)
+static _Noreturn void
+child_fail (shim_error_t *err)
 {
-  struct child_error ce = { 0 };
-  ssize_t r;
-  if (*err)
-    {
-      ce.status = (*err)->status;
-      snprintf (ce.msg, sizeof (ce.msg), "%s", (*err)->msg);
-    }
-  do
-    r = send (sync_fd, &ce, sizeof (ce), MSG_NOSIGNAL);
-  while (r < 0 && errno == EINTR);
+  sync_send (report_fd, SYNC_ERROR, *err ? (*err)->status : 0, *err ? (*err)->msg : "failed", -1);
   _exit (1);
 }
 
@@ -294,6 +481,51 @@ open_ns_fds (const struct shim_config *cfg, struct ns_fds *ns, int *pid_ns_fd, s
   return 0;
 }
 
+/* The runtime's side of the conversation, until init has exec'd (EOF) or,
+ * with an exec socket, is ready and waits for start. */
+static int
+converse (const struct container_opts *opts, pid_t pid, int fd, struct container_proc *out,
+          shim_error_t *err)
+{
+  static struct sync_msg m;
+  for (;;)
+    {
+      int passed = -1;
+      ssize_t r = sync_recv (fd, &m, &passed);
+      if (r < 0)
+        return shim_error_errno (err, "read from the container's init");
+      if (r == 0)
+        return 0;
+      switch (m.type)
+        {
+        case SYNC_ERROR:
+          shim_error (err, 0, "%s", m.text);
+          (*err)->status = m.status;
+          return -1;
+        case SYNC_CREATE_RUNTIME:
+          {
+            cleanup_free char *json = NULL;
+            if (opts->create_runtime (pid, opts->opaque, &json, err) < 0)
+              return -1;
+            if (sync_send (fd, SYNC_GO, 0, json, -1) < 0)
+              return shim_error_errno (err, "write to the container's init");
+            break;
+          }
+        case SYNC_PTY:
+          if (out->pty_master >= 0)
+            close (out->pty_master);
+          out->pty_master = passed;
+          break;
+        case SYNC_READY:
+          if (opts->exec_listen_fd >= 0)
+            return 0;
+          break;
+        default:
+          return shim_error_plain (err, EPROTO, "init sent message %d", m.type);
+        }
+    }
+}
+
 int
 container_spawn (const struct shim_config *cfg, const struct container_opts *opts,
                  struct container_proc *out, shim_error_t *err)
@@ -304,11 +536,10 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   cleanup_close int own_pid_ns = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
   struct clone_args ca = { 0 };
-  struct child_error ce;
   pid_t pid;
-  ssize_t r;
   size_t i;
 
+  out->pty_master = -1;
   if (open_ns_fds (cfg, &ns, &pid_ns_fd, err) < 0)
     return -1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0)
@@ -342,39 +573,61 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   if (pid == 0)
     {
       shim_error_t cerr = NULL;
-      child_setup (cfg, opts, &ns, &cerr);
-      child_fail (child_end, &cerr);
+      close (parent_end);
+      report_fd = child_end;
+      child_setup (cfg, opts, &ns, child_end, &cerr);
+      child_fail (&cerr);
     }
   if (pid < 0)
     return shim_error_errno (err, "clone3");
   if (own_pid_ns >= 0 && setns (own_pid_ns, CLONE_NEWPID) < 0)
-    {
-      shim_error_errno (err, "return to the runtime's pid namespace");
-      kill (pid, SIGKILL);
-    }
+    shim_error_errno (err, "return to the runtime's pid namespace");
   close (steal_fd (&child_end));
 
-  /* EOF: the exec closed the child's end (close-on-exec).  A message: it
-   * failed on the way, and says where. */
-  do
-    r = recv (parent_end, &ce, sizeof (ce), 0);
-  while (r < 0 && errno == EINTR);
-  if (r != 0 || *err)
+  if (*err == NULL && converse (opts, pid, parent_end, out, err) == 0)
     {
-      siginfo_t si;
-      int saved = errno;
-      waitid (P_PIDFD, (id_t) pidfd, &si, WEXITED);
-      close (pidfd);
-      if (*err)
-        return -1;
-      if (r < 0)
-        return shim_error (err, saved, "read from the container's init");
-      ce.msg[sizeof (ce.msg) - 1] = '\0';
-      shim_error (err, 0, "%s", ce.msg);
-      (*err)->status = ce.status;
+      out->pid = pid;
+      out->pidfd = pidfd;
+      return 0;
+    }
+  /* It failed on the way and said where (or we did): nothing of it may
+   * survive. */
+  {
+    siginfo_t si;
+    syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+    waitid (P_PIDFD, (id_t) pidfd, &si, WEXITED);
+    close (pidfd);
+    if (out->pty_master >= 0)
+      close (out->pty_master);
+    out->pty_master = -1;
+  }
+  return -1;
+}
+
+int
+container_release (int dirfd, shim_error_t *err)
+{
+  static struct sync_msg m;
+  cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  ssize_t r;
+
+  if (s < 0)
+    return shim_error_errno (err, "socket");
+  /* Through the dir fd: a long --root or id would not fit sun_path. */
+  snprintf (sa.sun_path, sizeof (sa.sun_path), "/proc/self/fd/%d/%s", dirfd, STATE_EXEC_SOCK);
+  if (connect (s, (struct sockaddr *) &sa, sizeof (sa)) < 0)
+    return shim_error_errno (err, "connect to the container's init (%s)", STATE_EXEC_SOCK);
+  if (send (s, "", 1, MSG_NOSIGNAL) != 1)
+    return shim_error_errno (err, "release the container's init");
+  r = sync_recv (s, &m, NULL);
+  if (r < 0)
+    return shim_error_errno (err, "read from the container's init");
+  if (r > 0 && m.type == SYNC_ERROR)
+    {
+      shim_error (err, 0, "%s", m.text);
+      (*err)->status = m.status;
       return -1;
     }
-  out->pid = pid;
-  out->pidfd = pidfd;
   return 0;
 }

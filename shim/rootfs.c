@@ -306,7 +306,7 @@ enter_root (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_
 }
 
 int
-rootfs_setup (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err)
+rootfs_mount (const struct shim_config *cfg, shim_error_t *err)
 {
   cleanup_close int rootfd = -1;
   size_t i;
@@ -326,6 +326,12 @@ rootfs_setup (const struct shim_config *cfg, const struct rootfs_opts *opts, shi
       return -1;
   if (!mounts_host_dev (cfg) && create_default_dev (rootfd, err) < 0)
     return -1;
+  return 0;
+}
+
+int
+rootfs_enter (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err)
+{
   return enter_root (cfg, opts, err);
 }
 

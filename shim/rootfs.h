@@ -14,8 +14,13 @@ struct rootfs_opts
   bool no_pivot; /* chroot instead of pivot_root (--no-pivot) */
 };
 
-/* Everything up to and including the switch into the new root. */
-int rootfs_setup (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);
+/* The mounts of config.json and the default /dev, on the rootfs, still
+ * seen from the runtime's root: createRuntime and createContainer hooks run
+ * after this, before rootfs_enter. */
+int rootfs_mount (const struct shim_config *cfg, shim_error_t *err);
+
+/* The switch into the new root: pivot_root, or chroot with --no-pivot. */
+int rootfs_enter (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);
 
 /* After the switch: masked and read-only paths, sysctls, a read-only root. */
 int rootfs_finalize (const struct shim_config *cfg, shim_error_t *err);

@@ -111,18 +111,42 @@ watch_record_fill_input (const struct watch_record *r, struct verdict_input *in)
 }
 
 
+/* Where podman's marker goes (<bundle>/oom), and whether it is there. */
+struct marker
+{
+  int bundle_fd; /* -1: no marker */
+  const char *id;
+  bool marked;
+};
+
 static void
-persist (int dirfd, const char *name, struct monitor *m, bool ended)
+persist (int dirfd, const char *name, struct monitor *m, bool ended, struct marker *mk)
 {
   shim_error_t tmp = NULL;
   if (monitor_update (m, &tmp) < 0)
     shim_error_release (&tmp); /* the cgroup may be gone: keep what we had */
   if (watch_record_write (dirfd, name, m, ended, &tmp) < 0)
     shim_error_release (&tmp);
+  /* The marker the moment the counters prove the kill: podman reads it as
+   * soon as it learns of the exit, which may be before anyone asks us. */
+  if (mk->bundle_fd >= 0 && !mk->marked)
+    {
+      struct verdict_input in = { .container_id = mk->id, .memory_limit_enforced = true };
+      struct verdict v;
+      monitor_fill_input (m, &in);
+      verdict_compute (&in, &v);
+      if (v.oom_killed == VERDICT_TRUE)
+        {
+          int fd = openat (mk->bundle_fd, "oom", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+          if (fd >= 0)
+            close (fd);
+          mk->marked = true;
+        }
+    }
 }
 
 static _Noreturn void
-watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *name)
+watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *name, struct marker *mk)
 {
   char ack[512];
 
@@ -137,7 +161,7 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
       };
       if (cg_events_fd_ended (cg_events_fd))
         {
-          persist (dirfd, name, m, true);
+          persist (dirfd, name, m, true, mk);
           _exit (0);
         }
       if (poll (pfd, 3, -1) < 0 && errno != EINTR)
@@ -147,12 +171,12 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (tree_fd, ack, sizeof ack, 0);
       if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLERR))
-        persist (dirfd, name, m, false);
+        persist (dirfd, name, m, false, mk);
     }
 }
 
 int
-watcher_spawn (int cgroup_fd, int dirfd, const char *name, shim_error_t *err)
+watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, shim_error_t *err)
 {
   struct monitor m;
   cleanup_close int cg_events = -1, tree = -1;
@@ -188,7 +212,8 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, shim_error_t *err)
     }
   if (pid == 0)
     {
-      int keep[5] = { m.events_fd, cg_events, dirfd, cgroup_fd, tree }, devnull, i;
+      int keep[6] = { m.events_fd, cg_events, dirfd, cgroup_fd, tree, bundle_fd }, devnull, i;
+      struct marker mk = { .bundle_fd = bundle_fd, .id = id };
       if (setsid () < 0 || fork () != 0)
         _exit (0);
       /* Hooks' stdout and stderr are pipes the runtime reads to EOF: a
@@ -203,13 +228,13 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, shim_error_t *err)
         {
           int j;
           bool wanted = false;
-          for (j = 0; j < 5; j++)
+          for (j = 0; j < 6; j++)
             wanted |= keep[j] == i;
           if (!wanted)
             close (i);
         }
       signal (SIGPIPE, SIG_IGN);
-      watch (&m, tree, cg_events, dirfd, name);
+      watch (&m, tree, cg_events, dirfd, name, &mk);
     }
   monitor_release (&m);
   /* Reap the intermediate child; the watcher itself is orphaned. */

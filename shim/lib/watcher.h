@@ -31,8 +31,11 @@ int watch_record_read (int dirfd, const char *name, struct watch_record *out, sh
 void watch_record_fill_input (const struct watch_record *r, struct verdict_input *in);
 
 /* Fork the watcher, fully detached (double fork, setsid, stdio on
- * /dev/null, no other fd but the two it needs), with the baseline taken
- * before this returns.  cgroup_fd and dirfd are duplicated, not taken. */
-int watcher_spawn (int cgroup_fd, int dirfd, const char *name, shim_error_t *err);
+ * /dev/null, no other fd but those it needs), with the baseline taken
+ * before this returns.  cgroup_fd and dirfd are duplicated, not taken.
+ * bundle_fd >= 0: create podman's <bundle>/oom marker there the moment the
+ * counters prove the container was OOM-killed (id names it in messages). */
+int watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id,
+                   shim_error_t *err);
 
 #endif
