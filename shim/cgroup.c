@@ -787,3 +787,19 @@ cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err)
     }
   return 0;
 }
+
+int
+cgroup_update (struct shim_cgroup *cg, const struct shim_resources *r, shim_error_t *err)
+{
+  unsigned have = 0;
+
+  if (cg->dirfd < 0)
+    return shim_error_plain (err, ENOENT, "the container has no cgroup to update");
+  /* What create delegated is what this cgroup offers. */
+  if (read_controllers (cg->dirfd, "cgroup.controllers", &have, err) < 0)
+    return -1;
+  if (r->has_memory_limit && !(have & CTRL_MEMORY))
+    return shim_error_plain (err, ENOTSUP, "memory: the memory controller is not enabled for cgroup `%s`",
+                             cg->path);
+  return apply_resources (cg->dirfd, r, have, err);
+}

@@ -59,6 +59,9 @@ int cgroup_open (const char *path, size_t created_depth, struct shim_cgroup *out
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct shim_cgroup *cg, bool frozen, shim_error_t *err);
 
+/* `update`: write new linux.resources to a running container's cgroup. */
+int cgroup_update (struct shim_cgroup *cg, const struct shim_resources *r, shim_error_t *err);
+
 /* Signal every process in it (kill --all). */
 int cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err);
 

@@ -19,7 +19,21 @@ static const struct
   int (*fn) (struct global_opts *, int, char **, shim_error_t *);
   const char *help;
 } commands[] = {
-  { "run", cmd_run, "create and run a container in the foreground" },
+  { "run", cmd_run, "create and run a container (in the foreground, or --detach)" },
+  { "create", cmd_create, "create a container; its process waits for `start`" },
+  { "start", cmd_start, "start the process of a created container" },
+  { "state", cmd_state, "print a container's state (the verdict, once stopped)" },
+  { "kill", cmd_kill, "send a signal to a container's init (--all: to every process)" },
+  { "delete", cmd_delete, "remove a stopped container (--force: kill it first)" },
+  { "exec", cmd_exec, "run another process in a container" },
+  { "list", cmd_list, "list the containers" },
+  { "ps", cmd_ps, "list a container's processes" },
+  { "events", cmd_events, "stream a container's oom events and stats (--stats: once)" },
+  { "pause", cmd_pause, "freeze every process of a container" },
+  { "resume", cmd_resume, "thaw a paused container" },
+  { "update", cmd_update, "change a container's resources" },
+  { "features", cmd_features, "print what this runtime implements (JSON)" },
+  { "spec", cmd_spec, "write a default config.json" },
 };
 
 static void
@@ -42,6 +56,10 @@ main (int argc, char **argv)
     { "debug", no_argument, NULL, 'd' },
     { "systemd-cgroup", no_argument, NULL, 's' },
     { "version", no_argument, NULL, 'v' },
+    /* runc's, accepted as engines pass them: no checkpointing here, and
+     * rootless mode is decided by the config's user namespace. */
+    { "criu", required_argument, NULL, 'I' },
+    { "rootless", required_argument, NULL, 'I' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -51,7 +69,7 @@ main (int argc, char **argv)
   int c, ret;
 
   /* '+': stop at the command, whose own options follow it. */
-  while ((c = getopt_long (argc, argv, "+h", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1)
     switch (c)
       {
       case 'r': g.root = optarg; break;
@@ -59,6 +77,7 @@ main (int argc, char **argv)
       case 'f': g.log_format = optarg; break;
       case 'd': g.debug = true; break;
       case 's': g.systemd_cgroup = true; break;
+      case 'I': break;
       case 'v':
         printf ("shim version %s\nspec: 1.2.0\n", SHIM_VERSION);
         return 0;

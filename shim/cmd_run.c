@@ -26,12 +26,9 @@
 #include "log.h"
 #include "monitor.h"
 #include "state.h"
+#include "supervise.h"
 #include "util.h"
 #include "verdict.h"
-
-/* Signals a person or an engine sends to the runtime that belong to the
- * container (runc forwards the same set). */
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
 struct run_opts
 {
@@ -78,67 +75,6 @@ generate_id (const char *bundle)
         return NULL;
     }
   return id;
-}
-
-static int
-wait_status_to_exit_code (int status)
-{
-  if (WIFEXITED (status))
-    return WEXITSTATUS (status);
-  if (WIFSIGNALED (status))
-    return 128 + WTERMSIG (status);
-  return 1;
-}
-
-/* Wait for init while forwarding signals and watching the cgroup's memory
- * events.  Returns its wait status. */
-static int
-supervise (struct container_proc *proc, int sigfd, struct monitor *mon, int *status, shim_error_t *err)
-{
-  for (;;)
-    {
-      struct pollfd pfd[3] = {
-        { .fd = proc->pidfd, .events = POLLIN },
-        { .fd = sigfd, .events = POLLIN },
-        { .fd = monitor_fd (mon), .events = POLLPRI },
-      };
-      if (poll (pfd, 3, -1) < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return shim_error_errno (err, "poll");
-        }
-      if (pfd[2].revents & (POLLPRI | POLLERR))
-        {
-          shim_error_t tmp = NULL;
-          /* The evidence is taken now: the OOM may be followed by the
-           * cgroup emptying and its memory.stat showing nothing. */
-          if (monitor_update (mon, &tmp) < 0)
-            log_error_release (&tmp);
-        }
-      if (pfd[1].revents & POLLIN)
-        {
-          struct signalfd_siginfo si;
-          if (read (sigfd, &si, sizeof (si)) == sizeof (si))
-            {
-              log_msg (LOG_DEBUG, "forwarding signal %u to the container's init", si.ssi_signo);
-              if (syscall (SYS_pidfd_send_signal, proc->pidfd, (int) si.ssi_signo, NULL, 0) < 0
-                  && errno != ESRCH)
-                log_msg (LOG_WARNING, "forward signal %u: %s", si.ssi_signo, strerror (errno));
-            }
-        }
-      if (pfd[0].revents & (POLLIN | POLLHUP))
-        {
-          siginfo_t si = { 0 };
-          if (waitid (P_PIDFD, (id_t) proc->pidfd, &si, WEXITED) < 0)
-            return shim_error_errno (err, "waitid on the container's init");
-          if (si.si_code == CLD_EXITED)
-            *status = W_EXITCODE (si.si_status, 0);
-          else
-            *status = W_EXITCODE (0, si.si_status) | (si.si_code == CLD_DUMPED ? WCOREFLAG : 0);
-          return 0;
-        }
-    }
 }
 
 /* "64M", "1.5G", "512k", "1048576": bytes.  Binary units, as docker's
@@ -270,33 +206,6 @@ cleanup_monitorp (struct monitor *m)
   monitor_release (m);
 }
 
-/* Block the forwarded signals (before the clone, so none is lost; the child
- * unblocks them) and return a signalfd for them. */
-static int
-forward_signals_fd (shim_error_t *err)
-{
-  sigset_t mask;
-  size_t i;
-  int fd;
-
-  sigemptyset (&mask);
-  for (i = 0; i < sizeof (forwarded) / sizeof (forwarded[0]); i++)
-    {
-      /* A signal our caller left ignored never reaches a signalfd; runc
-       * forwards those too. */
-      signal (forwarded[i], SIG_DFL);
-      sigaddset (&mask, forwarded[i]);
-    }
-  /* Ignored SIGCHLD makes the kernel reap init itself and waitid fail. */
-  signal (SIGCHLD, SIG_DFL);
-  if (sigprocmask (SIG_BLOCK, &mask, NULL) < 0)
-    return shim_error_errno (err, "sigprocmask");
-  fd = signalfd (-1, &mask, SFD_CLOEXEC);
-  if (fd < 0)
-    return shim_error_errno (err, "signalfd");
-  return fd;
-}
-
 static void
 cleanup_launchp (struct launch *l)
 {
@@ -319,7 +228,7 @@ run_foreground (struct global_opts *g, struct run_opts *o, struct launch *l, int
 
   ret = monitor_init (&mon, l->cg.dirfd, err);
   if (ret == 0)
-    ret = sigfd = forward_signals_fd (err);
+    ret = sigfd = supervise_signals_fd (err);
   if (ret >= 0)
     ret = launch_spawn (g, &o->l, l, err);
   if (ret >= 0 && l->cfg->hooks[HOOK_POSTSTART].n
@@ -327,7 +236,7 @@ run_foreground (struct global_opts *g, struct run_opts *o, struct launch *l, int
     hooks_run_all (l->cfg, HOOK_POSTSTART, json);
   shim_error_release (&tmp);
   if (ret >= 0)
-    ret = supervise (&l->proc, sigfd, &mon, &status, err);
+    ret = supervise_wait (&l->proc, sigfd, &mon, &status, err);
   if (ret >= 0)
     {
       /* Read before the teardown below empties and removes the cgroup. */

@@ -1331,9 +1331,7 @@ shim_config_free (struct shim_config *c)
   free_strv (c->masked_paths, c->n_masked_paths);
   free_strv (c->readonly_paths, c->n_readonly_paths);
   free_kv (c->sysctl, c->n_sysctl);
-  free (c->resources.cpu_cpus);
-  free (c->resources.cpu_mems);
-  free_kv (c->resources.unified, c->resources.n_unified);
+  shim_resources_free (&c->resources);
   free_kv (c->annotations, c->n_annotations);
   for (i = 0; i < HOOK_N_STAGES; i++)
     {
@@ -1385,4 +1383,45 @@ shim_process_parse (const char *json, size_t len, struct shim_process *out, shim
   if (out->cwd == NULL && (out->cwd = strdup ("/")) == NULL)
     return shim_error_errno (err, "process.cwd");
   return 0;
+}
+
+int
+shim_resources_parse (const char *json, size_t len, struct shim_resources *out, shim_error_t *err)
+{
+  cleanup_yajl yajl_val root = NULL;
+  cleanup_free char *copy = NULL;
+  char errbuf[1024] = "";
+  struct ctx c = { .err = err };
+
+  memset (out, 0, sizeof (*out));
+  if (memchr (json, '\0', len) != NULL)
+    return shim_error_plain (err, EINVAL, "contains a NUL byte");
+  copy = strndup (json, len);
+  if (copy == NULL)
+    return shim_error_errno (err, "resources");
+  root = yajl_tree_parse (copy, errbuf, sizeof (errbuf));
+  if (root == NULL)
+    return syntax_error (NULL, json, len, errbuf, err);
+  return walk_object (&c, root, "resources", resources_fields, out);
+}
+
+void
+shim_resources_free (struct shim_resources *r)
+{
+  free (r->cpu_cpus);
+  free (r->cpu_mems);
+  free_kv (r->unified, r->n_unified);
+  memset (r, 0, sizeof (*r));
+}
+
+const char *
+shim_mount_option_name (size_t i)
+{
+  size_t nf = sizeof (mount_flags) / sizeof (mount_flags[0]);
+  size_t np = sizeof (propagation_flags) / sizeof (propagation_flags[0]);
+  if (i < nf)
+    return mount_flags[i].name;
+  if (i < nf + np)
+    return propagation_flags[i - nf].name;
+  return NULL;
 }

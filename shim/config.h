@@ -157,6 +157,14 @@ int shim_process_parse (const char *json, size_t len, struct shim_process *out, 
                         void *opaque, shim_error_t *err);
 void shim_process_free (struct shim_process *p);
 
+/* `update --resources FILE`: a linux.resources object. */
+int shim_resources_parse (const char *json, size_t len, struct shim_resources *out, shim_error_t *err);
+void shim_resources_free (struct shim_resources *r);
+
+/* The I-th mount option the parser knows (for `features`), NULL past the
+ * last. */
+const char *shim_mount_option_name (size_t i);
+
 /* "prestart", "createRuntime", ... */
 const char *shim_hook_stage_name (enum shim_hook_stage s);
 

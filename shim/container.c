@@ -247,78 +247,12 @@ struct ns_fds
   size_t n;
 };
 
-/* process.terminal: a pty from the container's own devpts, its slave made
- * init's stdio and controlling terminal, its master handed out (to the
- * console socket, or to the runtime over the sync socket). */
+/* The process starts with no signal blocked or ignored. */
 static int
-setup_terminal (const struct shim_process *p, const struct container_opts *opts, int sync_fd,
-                shim_error_t *err)
+reset_signals (shim_error_t *err)
 {
-  cleanup_close int master = -1, slave = -1;
-  char name[64];
-  int i;
-
-  master = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (master < 0)
-    return shim_error_errno (err, "process.terminal: open /dev/ptmx in the container");
-  if (unlockpt (master) < 0 || ptsname_r (master, name, sizeof (name)) != 0)
-    return shim_error_errno (err, "process.terminal: unlockpt");
-  slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (slave < 0)
-    return shim_error_errno (err, "process.terminal: open `%s`", name);
-  if (p->console_width || p->console_height)
-    {
-      struct winsize ws = { .ws_row = p->console_height, .ws_col = p->console_width };
-      if (ioctl (slave, TIOCSWINSZ, &ws) < 0)
-        return shim_error_errno (err, "process.consoleSize: TIOCSWINSZ");
-    }
-  for (i = 0; i < 3; i++)
-    if (dup2 (slave, i) < 0)
-      return shim_error_errno (err, "process.terminal: dup2");
-  if (ioctl (0, TIOCSCTTY, 0) < 0)
-    return shim_error_errno (err, "process.terminal: TIOCSCTTY");
-  if (opts->console_fd >= 0)
-    {
-      if (sync_send (opts->console_fd, 0, 0, name, master) < 0)
-        return shim_error_errno (err, "--console-socket: send the pty master");
-      return 0;
-    }
-  if (sync_send (sync_fd, SYNC_PTY, 0, name, master) < 0)
-    return shim_error_errno (err, "process.terminal: send the pty master");
-  return 0;
-}
-
-/* Wait for the runtime's go-ahead; its text is the state JSON. */
-static int
-wait_go (int sync_fd, char **state_json, shim_error_t *err)
-{
-  static struct sync_msg m;
-  ssize_t r = sync_recv (sync_fd, &m, NULL);
-  if (r < 0)
-    return shim_error_errno (err, "read from the runtime");
-  if (r == 0 || m.type != SYNC_GO)
-    return shim_error_plain (err, ECANCELED, "the runtime gave up on the container");
-  *state_json = m.text;
-  return 0;
-}
-
-/* Where init's errors go: the runtime's sync socket until `start`, then the
- * connection from `start`. */
-static int report_fd = -1;
-
-static int
-child_setup (const struct shim_config *cfg, const struct container_opts *opts, const struct ns_fds *ns,
-             int sync_fd, shim_error_t *err)
-{
-  const struct shim_process *p = &cfg->process;
-  struct rootfs_opts ro = { .no_pivot = opts->no_pivot };
-  const struct shim_namespace *net;
-  cleanup_free char *exe = NULL;
-  char *state_json = (char *) "";
   sigset_t all;
-  size_t i;
-  unsigned int keep = 0;
-  const char *listen;
+  int i;
 
   /* The parent blocks the signals it forwards; the process must not
    * inherit that mask. */
@@ -343,6 +277,100 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
       } dfl = { .handler = SIG_DFL };
       syscall (SYS_rt_sigaction, (int) i, &dfl, NULL, sizeof (uint64_t));
     }
+  return 0;
+}
+
+/* process.terminal: a pty from the container's own devpts, its slave made
+ * init's stdio and controlling terminal, its master handed out (to the
+ * console socket, or to the runtime over the sync socket). */
+static int
+setup_terminal (const struct shim_process *p, int console_fd, int sync_fd, shim_error_t *err)
+{
+  cleanup_close int master = -1, slave = -1;
+  char name[64];
+  int i;
+
+  master = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0)
+    return shim_error_errno (err, "process.terminal: open /dev/ptmx in the container");
+  if (unlockpt (master) < 0 || ptsname_r (master, name, sizeof (name)) != 0)
+    return shim_error_errno (err, "process.terminal: unlockpt");
+  slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0)
+    return shim_error_errno (err, "process.terminal: open `%s`", name);
+  if (p->console_width || p->console_height)
+    {
+      struct winsize ws = { .ws_row = p->console_height, .ws_col = p->console_width };
+      if (ioctl (slave, TIOCSWINSZ, &ws) < 0)
+        return shim_error_errno (err, "process.consoleSize: TIOCSWINSZ");
+    }
+  for (i = 0; i < 3; i++)
+    if (dup2 (slave, i) < 0)
+      return shim_error_errno (err, "process.terminal: dup2");
+  if (ioctl (0, TIOCSCTTY, 0) < 0)
+    return shim_error_errno (err, "process.terminal: TIOCSCTTY");
+  if (console_fd >= 0)
+    {
+      if (sync_send (console_fd, 0, 0, name, master) < 0)
+        return shim_error_errno (err, "--console-socket: send the pty master");
+      return 0;
+    }
+  if (sync_send (sync_fd, SYNC_PTY, 0, name, master) < 0)
+    return shim_error_errno (err, "process.terminal: send the pty master");
+  return 0;
+}
+
+/* Wait for the runtime's go-ahead; its text is the state JSON. */
+static int
+wait_go (int sync_fd, char **state_json, shim_error_t *err)
+{
+  static struct sync_msg m;
+  ssize_t r = sync_recv (sync_fd, &m, NULL);
+  if (r < 0)
+    return shim_error_errno (err, "read from the runtime");
+  if (r == 0 || m.type != SYNC_GO)
+    return shim_error_plain (err, ECANCELED, "the runtime gave up on the container");
+  *state_json = m.text;
+  return 0;
+}
+
+/* The exec itself.  Only stdio and, for socket activation, LISTEN_FDS
+ * reach the process. */
+static int
+exec_process (const struct shim_process *p, const char *exe, shim_error_t *err)
+{
+  unsigned int keep = 0;
+  const char *listen = env_get (p->env, "LISTEN_FDS");
+
+  if (listen)
+    {
+      uint64_t n;
+      if (parse_u64 (listen, &n) == 0 && n < 1024)
+        keep = (unsigned int) n;
+    }
+  if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    return shim_error_errno (err, "close_range");
+  execve (exe, p->args, p->env ? p->env : (char *[]){ NULL });
+  return shim_error_errno (err, "process.args[0] \"%s\": exec", p->args[0]);
+}
+
+/* Where init's errors go: the runtime's sync socket until `start`, then the
+ * connection from `start`. */
+static int report_fd = -1;
+
+static int
+child_setup (const struct shim_config *cfg, const struct container_opts *opts, const struct ns_fds *ns,
+             int sync_fd, shim_error_t *err)
+{
+  const struct shim_process *p = &cfg->process;
+  struct rootfs_opts ro = { .no_pivot = opts->no_pivot };
+  const struct shim_namespace *net;
+  cleanup_free char *exe = NULL;
+  char *state_json = (char *) "";
+  size_t i;
+
+  if (reset_signals (err) < 0)
+    return -1;
   /* Die with the runtime instead of lingering if it is killed while
    * setting up (and, for `run`, at any time). */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -389,7 +417,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
 
   if (chdir (p->cwd) < 0)
     return shim_error_errno (err, "process.cwd `%s`", p->cwd);
-  if (p->terminal && setup_terminal (p, opts, sync_fd, err) < 0)
+  if (p->terminal && setup_terminal (p, opts->console_fd, sync_fd, err) < 0)
     return -1;
   if (apply_user (p, err) < 0)
     return -1;
@@ -425,18 +453,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (hooks_run (cfg, HOOK_START_CONTAINER, state_json, err) < 0)
     return -1;
 
-  /* Only stdio and, for socket activation, LISTEN_FDS reach the process. */
-  listen = env_get (p->env, "LISTEN_FDS");
-  if (listen)
-    {
-      uint64_t n;
-      if (parse_u64 (listen, &n) == 0 && n < 1024)
-        keep = (unsigned int) n;
-    }
-  if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-    return shim_error_errno (err, "close_range");
-  execve (exe, p->args, p->env ? p->env : (char *[]){ NULL });
-  return shim_error_errno (err, "process.args[0] \"%s\": exec", p->args[0]);
+  return exec_process (p, exe, err);
 }
 
 static _Noreturn void
@@ -630,4 +647,145 @@ container_release (int dirfd, shim_error_t *err)
       return -1;
     }
   return 0;
+}
+
+static const struct
+{
+  int type;
+  const char *name;
+} ns_names[] = {
+  { CLONE_NEWUSER, "user" }, { CLONE_NEWIPC, "ipc" },       { CLONE_NEWUTS, "uts" },
+  { CLONE_NEWNET, "net" },   { CLONE_NEWCGROUP, "cgroup" }, { CLONE_NEWNS, "mnt" },
+};
+
+/* The exec'd process's side: init's namespaces (user first, mount last,
+ * in ns_names' order), its root, then the process's own settings. */
+static int
+exec_child (const struct shim_process *p, const struct exec_opts *o, const int *fds, int rootfd, int sync_fd,
+            shim_error_t *err)
+{
+  cleanup_free char *exe = NULL;
+  size_t i;
+
+  if (reset_signals (err) < 0)
+    return -1;
+  if (!o->detach && prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
+    return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
+  if (setsid () < 0)
+    return shim_error_errno (err, "setsid");
+  for (i = 0; i < sizeof (ns_names) / sizeof (ns_names[0]); i++)
+    if (fds[i] >= 0 && setns (fds[i], ns_names[i].type) < 0)
+      return shim_error_errno (err, "join the container's %s namespace", ns_names[i].name);
+  /* The container's root as init sees it, with pivot_root or chroot. */
+  if (fchdir (rootfd) < 0 || chroot (".") < 0)
+    return shim_error_errno (err, "enter the container's root");
+  if (chdir (p->cwd) < 0)
+    return shim_error_errno (err, "process.cwd `%s`", p->cwd);
+  if (apply_rlimits (p, err) < 0)
+    return -1;
+  if (p->terminal && setup_terminal (p, o->console_fd, sync_fd, err) < 0)
+    return -1;
+  if (apply_user (p, err) < 0)
+    return -1;
+  if (!o->detach && prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
+    return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
+  if (p->no_new_privileges && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    return shim_error_errno (err, "process.noNewPrivileges: prctl");
+  if (find_executable (p, &exe, err) < 0)
+    return -1;
+  return exec_process (p, exe, err);
+}
+
+static void
+close_fd_array (int (*fds)[6])
+{
+  size_t i;
+  for (i = 0; i < 6; i++)
+    if ((*fds)[i] >= 0)
+      close ((*fds)[i]);
+}
+
+int
+container_exec (const struct shim_config *cfg, const struct shim_process *p, pid_t init_pid,
+                const struct exec_opts *o, struct container_proc *out, shim_error_t *err)
+{
+  __attribute__ ((cleanup (close_fd_array))) int fds[6] = { -1, -1, -1, -1, -1, -1 };
+  cleanup_close int rootfd = -1, pidns = -1, own_pid_ns = -1, parent_end = -1, child_end = -1;
+  struct container_opts copts = { .exec_listen_fd = -1, .console_fd = -1 };
+  struct clone_args ca = { 0 };
+  char path[64];
+  int pidfd = -1, sv[2];
+  pid_t pid;
+  size_t i;
+
+  out->pty_master = -1;
+  /* Only the namespaces the container has of its own are joined; a
+   * namespace config.json did not list is the host's, as for init. */
+  for (i = 0; i < sizeof (ns_names) / sizeof (ns_names[0]); i++)
+    if (shim_config_namespace (cfg, ns_names[i].type))
+      {
+        snprintf (path, sizeof (path), "/proc/%d/ns/%s", (int) init_pid, ns_names[i].name);
+        fds[i] = open (path, O_RDONLY | O_CLOEXEC);
+        if (fds[i] < 0)
+          return shim_error_errno (err, "open `%s`", path);
+      }
+  snprintf (path, sizeof (path), "/proc/%d/root", (int) init_pid);
+  rootfd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return shim_error_errno (err, "open `%s`", path);
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return shim_error_errno (err, "socketpair");
+  parent_end = sv[0];
+  child_end = sv[1];
+  /* CVE-2019-5736: until the exec, the child is this binary, inside the
+   * container's pid namespace.  Not dumpable (inherited by the child, reset
+   * by its execve), its /proc/PID/exe cannot be opened by the container's
+   * processes, so the host's shim cannot be reached or rewritten through it. */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return shim_error_errno (err, "prctl(PR_SET_DUMPABLE)");
+  if (shim_config_namespace (cfg, CLONE_NEWPID))
+    {
+      snprintf (path, sizeof (path), "/proc/%d/ns/pid", (int) init_pid);
+      pidns = open (path, O_RDONLY | O_CLOEXEC);
+      own_pid_ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+      if (pidns < 0 || own_pid_ns < 0)
+        return shim_error_errno (err, "open the pid namespaces");
+      if (setns (pidns, CLONE_NEWPID) < 0)
+        return shim_error_errno (err, "join the container's pid namespace");
+    }
+  ca.flags = CLONE_PIDFD;
+  ca.pidfd = (uint64_t) (uintptr_t) &pidfd;
+  ca.exit_signal = SIGCHLD;
+  if (o->cgroup_fd >= 0)
+    {
+      ca.flags |= CLONE_INTO_CGROUP;
+      ca.cgroup = (uint64_t) o->cgroup_fd;
+    }
+  pid = (pid_t) syscall (SYS_clone3, &ca, sizeof (ca));
+  if (pid == 0)
+    {
+      shim_error_t cerr = NULL;
+      close (parent_end);
+      report_fd = child_end;
+      exec_child (p, o, fds, rootfd, child_end, &cerr);
+      child_fail (&cerr);
+    }
+  if (pid < 0)
+    return shim_error_errno (err, "clone3");
+  if (own_pid_ns >= 0 && setns (own_pid_ns, CLONE_NEWPID) < 0)
+    shim_error_errno (err, "return to the runtime's pid namespace");
+  close (steal_fd (&child_end));
+  if (*err == NULL && converse (&copts, pid, parent_end, out, err) == 0)
+    {
+      out->pid = pid;
+      out->pidfd = pidfd;
+      return 0;
+    }
+  {
+    siginfo_t si;
+    syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+    waitid (P_PIDFD, (id_t) pidfd, &si, WEXITED);
+    close (pidfd);
+  }
+  return -1;
 }

@@ -45,6 +45,19 @@ struct container_proc
 int container_spawn (const struct shim_config *cfg, const struct container_opts *opts,
                      struct container_proc *out, shim_error_t *err);
 
+struct exec_opts
+{
+  int cgroup_fd;  /* the container's cgroup (CLONE_INTO_CGROUP), or -1 */
+  int console_fd; /* as container_opts.console_fd */
+  bool detach;    /* the process outlives `shim exec` */
+};
+
+/* `exec`: a new process in the namespaces, root and cgroup of the
+ * container whose init is init_pid (cfg: the config saved at create, for
+ * the list of namespaces).  Returns once it has exec'd. */
+int container_exec (const struct shim_config *cfg, const struct shim_process *p, pid_t init_pid,
+                    const struct exec_opts *o, struct container_proc *out, shim_error_t *err);
+
 /* `start`: connect to init's exec socket (in the state dir dirfd), release
  * it, and wait until it has exec'd or reports why it could not. */
 int container_release (int dirfd, shim_error_t *err);

@@ -118,6 +118,12 @@ launch_prepare (struct global_opts *g, const struct launch_opts *o, struct launc
   l->st.owner = getuid ();
   l->st.foreground = !o->detach;
   l->st.no_pivot = o->no_pivot;
+  {
+    int i;
+    for (i = 0; i < HOOK_N_STAGES; i++)
+      if (cfg->hooks[i].n)
+        l->st.hook_stages |= 1u << i;
+  }
   if (copy_annotations (cfg, &l->st, err) < 0)
     return -1;
   if (o->detach && save_config (l->dirfd, o->bundle, err) < 0)
@@ -201,8 +207,8 @@ listen_exec_sock (int dirfd, shim_error_t *err)
   return steal_fd (&s);
 }
 
-static int
-connect_console (const char *path, shim_error_t *err)
+int
+lifecycle_connect_console (const char *path, shim_error_t *err)
 {
   cleanup_close int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -217,8 +223,8 @@ connect_console (const char *path, shim_error_t *err)
   return steal_fd (&s);
 }
 
-static int
-write_pid_file (const char *path, pid_t pid, shim_error_t *err)
+int
+lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err)
 {
   char buf[32];
   int n = snprintf (buf, sizeof (buf), "%d", (int) pid);
@@ -244,7 +250,7 @@ launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch 
   if (o->wait_start && (listen_fd = copts.exec_listen_fd = listen_exec_sock (l->dirfd, err)) < 0)
     return -1;
   if (cfg->process.terminal && o->console_socket
-      && (console_fd = copts.console_fd = connect_console (o->console_socket, err)) < 0)
+      && (console_fd = copts.console_fd = lifecycle_connect_console (o->console_socket, err)) < 0)
     return -1;
   if (has_hooks (cfg, HOOK_PRESTART) || has_hooks (cfg, HOOK_CREATE_RUNTIME)
       || has_hooks (cfg, HOOK_CREATE_CONTAINER) || has_hooks (cfg, HOOK_START_CONTAINER))
@@ -254,7 +260,7 @@ launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch 
   log_msg (LOG_DEBUG, "container %s: init is pid %d", o->id, (int) l->proc.pid);
   if (record_pid (l, l->proc.pid, err) < 0 || state_write (l->dirfd, &l->st, err) < 0)
     return -1;
-  if (o->pid_file && write_pid_file (o->pid_file, l->proc.pid, err) < 0)
+  if (o->pid_file && lifecycle_write_pid_file (o->pid_file, l->proc.pid, err) < 0)
     return -1;
   if (o->detach)
     {
@@ -356,4 +362,50 @@ lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_conf
   if (shim_config_parse (json, len, st->bundle, out, NULL, NULL, err) < 0)
     return shim_error_prefix (err, "the config saved at create");
   return 0;
+}
+
+int
+container_ref_open (struct global_opts *g, const char *id, bool exclusive, struct container_ref *r,
+                    shim_error_t *err)
+{
+  *r = (struct container_ref){ .dirfd = -1, .cg = { .dirfd = -1, .mountfd = -1 } };
+  r->dirfd = state_open (g->root, id, exclusive, err);
+  if (r->dirfd < 0)
+    return -1;
+  if (state_read (r->dirfd, &r->st, err) < 0)
+    {
+      /* The dir without state.json: a create still on its way (or one that
+       * died half-way; delete --force clears it). */
+      if ((*err)->status != ENOENT)
+        return -1;
+      shim_error_release (err);
+      r->st.id = strdup (id);
+      if (r->st.id == NULL)
+        return shim_error_errno (err, "container `%s`", id);
+      r->status = STATUS_CREATING;
+      return 0;
+    }
+  if (cgroup_open (r->st.cgroup_path, r->st.cgroup_created_depth, &r->cg, err) < 0)
+    return -1;
+  r->status = state_status (r->dirfd, r->cg.mountfd, &r->st);
+  return 0;
+}
+
+void
+container_ref_release (struct container_ref *r)
+{
+  if (r->dirfd >= 0)
+    close (r->dirfd);
+  r->dirfd = -1;
+  state_free (&r->st);
+  cgroup_release (&r->cg);
+}
+
+int
+container_ref_need (const struct container_ref *r, const char *what, unsigned allowed, shim_error_t *err)
+{
+  if (allowed & (1u << r->status))
+    return 0;
+  return shim_error_plain (err, EINVAL, "cannot %s container `%s`: it is %s", what, r->st.id,
+                           state_status_name (r->status));
 }

@@ -70,9 +70,32 @@ int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct shim
  * when, the container's own cgroup had the OOM kill. */
 void lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v);
 
+/* --console-socket: connected, for the pty master. */
+int lifecycle_connect_console (const char *path, shim_error_t *err);
+/* --pid-file, written atomically (engines read it the moment we return). */
+int lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err);
+
 void lifecycle_config_warning (void *opaque, const char *path, const char *why);
 
 /* Load the config saved at create (hooks, exec's defaults). */
 int lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_config **out, shim_error_t *err);
+
+/* An existing container, for the commands that take an id: its state dir
+ * (locked), state, cgroup (dirfd -1 once removed) and status. */
+struct container_ref
+{
+  int dirfd;
+  struct shim_state st;
+  struct shim_cgroup cg;
+  enum container_status status;
+};
+
+int container_ref_open (struct global_opts *g, const char *id, bool exclusive, struct container_ref *r,
+                        shim_error_t *err);
+void container_ref_release (struct container_ref *r);
+/* An error unless the status is one of allowed (bits 1 << STATUS_*):
+ * "cannot start container `x`: it is running". */
+int container_ref_need (const struct container_ref *r, const char *what, unsigned allowed, shim_error_t *err);
+#define ST(s) (1u << (s))
 
 #endif

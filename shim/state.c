@@ -152,6 +152,7 @@ state_write (int dirfd, const struct shim_state *st, shim_error_t *err)
            && json_kv_int (g, "cgroup_created_depth", (long long) st->cgroup_created_depth)
            && json_kv_bool (g, "memory_limit_enforced", st->memory_limit_enforced)
            && json_kv_bool (g, "foreground", st->foreground) && json_kv_bool (g, "no_pivot", st->no_pivot)
+           && json_kv_int (g, "hook_stages", st->hook_stages)
            && gen_annotations (g, st->annotations, st->n_annotations, NULL, 0)))
     return shim_error_plain (err, ENOMEM, "state.json of `%s`", st->id);
   if (gen_finish (g, &out, "state.json", err) < 0)
@@ -202,6 +203,7 @@ state_read (int dirfd, struct shim_state *st, shim_error_t *err)
   st->memory_limit_enforced = YAJL_IS_TRUE (json_field (root, "memory_limit_enforced"));
   st->foreground = YAJL_IS_TRUE (json_field (root, "foreground"));
   st->no_pivot = YAJL_IS_TRUE (json_field (root, "no_pivot"));
+  st->hook_stages = (unsigned) int_field (root, "hook_stages");
   ann = json_field (root, "annotations");
   if (ann && YAJL_IS_OBJECT (ann) && ann->u.object.len)
     {

@@ -54,6 +54,7 @@ struct shim_state
   bool memory_limit_enforced;
   bool foreground;    /* `shim run` is init's parent and writes the verdict */
   bool no_pivot;
+  unsigned hook_stages; /* bit (1 << stage) for each hooks.<stage> given */
   struct shim_kv *annotations;
   size_t n_annotations;
 };

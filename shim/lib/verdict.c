@@ -473,7 +473,40 @@ static void
 decide_without_status (const struct verdict_input *in, struct verdict *v,
                        const struct evidence *ev, struct sbuf *b)
 {
+  bool sent_kill = (in->signals_sent & VERDICT_SIGBIT (SIGKILL)) != 0;
+
   v->reason = VERDICT_UNKNOWN;
+  /* `shim kill` sent SIGKILL and no group OOM kill took the container:
+   * stopped by the runtime (create/start, where nobody has the status). */
+  if (sent_kill && !(ev->known && ev->cls == K_BELONGS && ev->decisive))
+    {
+      v->reason = VERDICT_KILLED;
+      v->killed_by = VERDICT_BY_RUNTIME;
+      if (!ev->known)
+        {
+          set_unknown (v, ev->why);
+          put (b, "container %s was stopped by the runtime's SIGKILL; whether it was also OOM-killed is "
+                  "unknown: %s", in->container_id, ev->why);
+        }
+      else if (ev->cls == K_NONE || ev->cls == K_NESTED)
+        {
+          v->oom_killed = VERDICT_FALSE;
+          put (b, "container %s was stopped by the runtime's SIGKILL, with no OOM kill %s",
+               in->container_id, ev->cls == K_NESTED ? "of its own" : "counted in its cgroup");
+          if (ev->cls == K_NESTED)
+            {
+              put (b, "; ");
+              put_nested (b, ev->nested);
+            }
+        }
+      else
+        {
+          set_unknown (v, "processes were OOM-killed one by one as well");
+          put (b, "container %s was stopped by the runtime's SIGKILL; processes in it were also "
+                  "OOM-killed, not as a group, so either may have ended init", in->container_id);
+        }
+      return;
+    }
   if (!ev->known)
     {
       set_unknown (v, ev->why);

@@ -24,6 +24,11 @@
  *     the measured case, a parent with oom.group=1, did.)  A kill that belongs to the container but was not a group kill is
  *     Unknown with oom_killed null: init may have survived it.  No kill, or
  *     nested kills only: Unknown with oom_killed false.
+ *   - Without a wait status, after `shim kill` sent SIGKILL (create/start:
+ *     the runtime is not init's parent): Killed, killed_by runtime, unless a
+ *     group OOM kill took the container (then OOMKilled, as above);
+ *     oom_killed false when the counters show no OOM kill of its own, null
+ *     when they are unknown or show one-by-one kills.
  *   - init died of SIGKILL, the container's kill was not a group kill, and the
  *     runtime had sent SIGKILL itself: Killed, killed_by runtime, oom_killed
  *     null, since either could have killed init (this is the case DESIGN.md's
