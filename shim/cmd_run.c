@@ -303,7 +303,7 @@ run_container (struct global_opts *g, struct run_opts *o, struct shim_config *cf
   __attribute__ ((cleanup (cleanup_cgroupp))) struct shim_cgroup cg = { .dirfd = -1, .mountfd = -1 };
   __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .events_fd = -1 };
   struct cgroup_opts cgo = { .systemd = g->systemd_cgroup, .allow_unenforced = o->allow_unenforced };
-  struct container_opts copts = { .no_pivot = o->no_pivot, .cgroup_fd = -1 };
+  struct container_opts copts = { .no_pivot = o->no_pivot, .id = o->id, .cgroup_fd = -1 };
   struct container_proc proc = { .pid = -1, .pidfd = -1 };
   struct verdict_input vin = { .container_id = o->id };
   struct verdict v;

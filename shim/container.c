@@ -19,6 +19,7 @@
 #include <grp.h>
 
 #include "rootfs.h"
+#include "security.h"
 #include "util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -159,6 +160,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
 {
   const struct shim_process *p = &cfg->process;
   struct rootfs_opts ro = { .no_pivot = opts->no_pivot };
+  __attribute__ ((cleanup (security_state_release))) struct security_state sec = SECURITY_STATE_INIT;
   const struct shim_namespace *net;
   sigset_t all;
   size_t i;
@@ -214,6 +216,9 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (net && net->path == NULL && loopback_up (err) < 0)
     return -1;
 
+  /* Still the host's filesystem: LSM and seccomp listener checks need it. */
+  if (security_prepare (cfg, opts->id, &sec, err) < 0)
+    return -1;
   umask (0);
   if (rootfs_setup (cfg, &ro, err) < 0 || rootfs_finalize (cfg, err) < 0)
     return -1;
@@ -240,6 +245,9 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     }
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
+  /* Capabilities, then the seccomp filter: nothing after it but the exec. */
+  if (security_apply (cfg, &sec, err) < 0)
+    return -1;
   return exec_process (p, err);
 }
 

@@ -13,6 +13,7 @@
 struct container_opts
 {
   bool no_pivot;
+  const char *id; /* the container's id (told to a seccomp listener) */
   int cgroup_fd; /* the container's cgroup directory (CLONE_INTO_CGROUP), or -1 */
 };
 
