@@ -34,6 +34,21 @@
 
 /* ---- capabilities ---- */
 
+/* The spec's spelling of a capability: "CAP_KILL". */
+static const char *
+cap_name (int v, char *buf, size_t len)
+{
+  char *n = cap_to_name ((cap_value_t) v);
+  size_t i;
+
+  snprintf (buf, len, "%s", n ? n : "?");
+  cap_free (n);
+  for (i = 0; buf[i]; i++)
+    if (buf[i] >= 'a' && buf[i] <= 'z')
+      buf[i] = (char) (buf[i] - 'a' + 'A');
+  return buf;
+}
+
 /* Drop from the bounding set every capability the config does not keep. */
 static int
 drop_bounding (uint64_t keep, shim_error_t *err)
@@ -45,8 +60,8 @@ drop_bounding (uint64_t keep, shim_error_t *err)
   for (v = 0; v <= last; v++)
     if (!(keep & (1ULL << v)) && prctl (PR_CAPBSET_DROP, (unsigned long) v, 0, 0, 0) < 0)
       {
-        cleanup_free char *name = cap_to_name ((cap_value_t) v);
-        return shim_error_errno (err, "process.capabilities.bounding: drop %s", name ? name : "?");
+        char name[64];
+        return shim_error_errno (err, "process.capabilities.bounding: drop %s", cap_name (v, name, sizeof (name)));
       }
   return 0;
 }
@@ -92,11 +107,11 @@ apply_caps (const struct shim_capabilities *c, shim_error_t *err)
   for (v = 0; v <= last && v < 64; v++)
     if ((c->ambient & (1ULL << v)) && prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long) v, 0, 0) < 0)
       {
-        cleanup_free char *name = cap_to_name ((cap_value_t) v);
+        char name[64];
         return shim_error_errno (err,
                                  "process.capabilities.ambient: raise %s (it must be permitted and "
                                  "inheritable too)",
-                                 name ? name : "?");
+                                 cap_name (v, name, sizeof (name)));
       }
   return 0;
 }
