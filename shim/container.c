@@ -224,8 +224,8 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return -1;
   umask (p->has_umask ? p->umask : 022);
 
-  if (chdir (p->cwd) < 0)
-    return shim_error_errno (err, "process.cwd `%s`", p->cwd);
+  if (rootfs_chdir (p->cwd, err) < 0)
+    return -1;
   if (apply_user (p, err) < 0)
     return -1;
   /* Changing the uid or gid cleared the parent-death signal: set it again,

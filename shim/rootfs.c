@@ -339,6 +339,21 @@ open_new_root_path (const char *path, shim_error_t *err)
   return openat2_in_root (root, path, O_PATH, err);
 }
 
+int
+rootfs_chdir (const char *cwd, shim_error_t *err)
+{
+  /* Resolved inside the root, magic links refused: a cwd of
+   * /proc/self/fd/N would otherwise land on a directory of the host that the
+   * runtime's caller left open (CVE-2024-21626). */
+  cleanup_error shim_error_t tmp = NULL;
+  cleanup_close int fd = open_new_root_path (cwd, &tmp);
+  if (fd < 0)
+    return shim_error (err, tmp->status, "process.cwd `%s`", cwd);
+  if (fchdir (fd) < 0)
+    return shim_error_errno (err, "process.cwd `%s`", cwd);
+  return 0;
+}
+
 static int
 mask_path (const char *path, shim_error_t *err)
 {

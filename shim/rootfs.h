@@ -17,6 +17,9 @@ struct rootfs_opts
 /* Everything up to and including the switch into the new root. */
 int rootfs_setup (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);
 
+/* After the switch: enter process.cwd, resolved inside the new root. */
+int rootfs_chdir (const char *cwd, shim_error_t *err);
+
 /* After the switch: masked and read-only paths, sysctls, a read-only root. */
 int rootfs_finalize (const struct shim_config *cfg, shim_error_t *err);
 
