@@ -21,3 +21,10 @@ with_syscall_helper() {
 seccomp_cfg() {
 	cfg --argjson s "$1" '.linux.seccomp = $s'
 }
+
+# private_rootfs: a copy of the example rootfs at $T/rootfs that the test
+# may plant symlinks in; root.path points at it.
+private_rootfs() {
+	cp -a "$ROOTFS" "$T/rootfs"
+	cfg --arg r "$T/rootfs" '.root.path = $r'
+}
