@@ -18,18 +18,30 @@ caps_cmd() {
 	done
 }
 
-@test "root: the bounding set is exactly the config's, and exec grants root that set" {
+@test "root with noNewPrivileges: bounding and permitted exactly the config's, exec gains nothing" {
 	caps_cmd
 	cfg '.process.capabilities = {bounding: ["CAP_KILL", "CAP_CHOWN"], effective: ["CAP_KILL"],
 		permitted: ["CAP_KILL"], inheritable: [], ambient: []}'
 	run_shim
 	assert_status 0
-	# CAP_CHOWN (bit 0) | CAP_KILL (bit 5).  exec gives uid 0 its bounding
-	# set as permitted and effective (no securebits), as under runc.
+	# CAP_CHOWN is bit 0, CAP_KILL bit 5.
 	assert_eq "$(status_field CapBnd)" 0000000000000021 CapBnd
-	assert_eq "$(status_field CapEff)" 0000000000000021 CapEff
+	assert_eq "$(status_field CapPrm)" 0000000000000020 CapPrm
+	assert_eq "$(status_field CapEff)" 0000000000000020 CapEff
 	assert_eq "$(status_field CapInh)" 0000000000000000 CapInh
 	assert_eq "$(status_field CapAmb)" 0000000000000000 CapAmb
+}
+
+@test "root without noNewPrivileges: exec grants uid 0 its bounding set, as under runc" {
+	caps_cmd
+	cfg '.process.noNewPrivileges = false
+		| .process.capabilities = {bounding: ["CAP_KILL", "CAP_CHOWN"], effective: ["CAP_KILL"],
+			permitted: ["CAP_KILL"]}'
+	run_shim
+	assert_status 0
+	assert_eq "$(status_field CapBnd)" 0000000000000021 CapBnd
+	assert_eq "$(status_field CapEff)" 0000000000000021 CapEff
+	assert_eq "$(status_field NoNewPrivs)" 0 NoNewPrivs
 }
 
 @test "non-root: permitted survives the uid change (keep-caps), inheritable and ambient are exact" {
