@@ -21,10 +21,12 @@ setup() {
 	# The same path inside the rootfs exists, so the mount succeeds there.
 	mkdir -p "$T/rootfs/$T/host-dir"
 	add_mount /evil tmpfs tmpfs
-	sh_cmd 'echo pwned >/evil/pwned && ls /evil'
+	sh_cmd 'echo pwned >/evil/pwned && ls /evil && stat -f -c %T /evil'
 	run_shim
 	assert_status 0
-	assert_eq "$output" pwned
+	# The tmpfs is what the container sees at /evil.
+	assert_eq "$output" "pwned
+tmpfs"
 	[ ! -e "$T/host-dir/pwned" ] || { echo "the mount reached the host directory" >&2; return 1; }
 	assert_eq "$(ls "$T/host-dir")" marker "the host directory"
 }
