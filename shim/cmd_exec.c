@@ -62,46 +62,24 @@ env_set (struct shim_process *p, const char *kv)
   return strv_add (&p->env, &p->n_env, kv);
 }
 
-/* The container's process as the base: args replaced, env copied. */
+/* The container's process as the base, taken over from the saved config
+ * (which has no other use for it): everything but args and terminal. */
 static int
-base_process (const struct shim_process *from, struct shim_process *p, int argc, char **argv, shim_error_t *err)
+base_process (struct shim_process *from, struct shim_process *p, int argc, char **argv, shim_error_t *err)
 {
-  int i;
+  size_t i;
+  int j;
 
   *p = *from;
+  memset (from, 0, sizeof (*from));
+  for (i = 0; i < p->n_args; i++)
+    free (p->args[i]);
+  free (p->args);
   p->args = NULL;
   p->n_args = 0;
-  p->env = NULL;
-  p->n_env = 0;
-  p->cwd = strdup (from->cwd);
-  p->additional_gids = NULL;
-  p->n_additional_gids = 0;
-  p->rlimits = NULL;
-  p->n_rlimits = 0;
   p->terminal = false;
-  if (p->cwd == NULL)
-    return shim_error_errno (err, "exec");
-  if (from->n_rlimits)
-    {
-      p->rlimits = malloc (from->n_rlimits * sizeof (*p->rlimits));
-      if (p->rlimits == NULL)
-        return shim_error_errno (err, "exec");
-      memcpy (p->rlimits, from->rlimits, from->n_rlimits * sizeof (*p->rlimits));
-      p->n_rlimits = from->n_rlimits;
-    }
-  if (from->n_additional_gids)
-    {
-      p->additional_gids = malloc (from->n_additional_gids * sizeof (gid_t));
-      if (p->additional_gids == NULL)
-        return shim_error_errno (err, "exec");
-      memcpy (p->additional_gids, from->additional_gids, from->n_additional_gids * sizeof (gid_t));
-      p->n_additional_gids = from->n_additional_gids;
-    }
-  for (i = 0; (size_t) i < from->n_env; i++)
-    if (strv_add (&p->env, &p->n_env, from->env[i]) < 0)
-      return shim_error_errno (err, "exec");
-  for (i = 0; i < argc; i++)
-    if (strv_add (&p->args, &p->n_args, argv[i]) < 0)
+  for (j = 0; j < argc; j++)
+    if (strv_add (&p->args, &p->n_args, argv[j]) < 0)
       return shim_error_errno (err, "exec");
   return 0;
 }
@@ -188,7 +166,7 @@ cmd_exec (struct global_opts *g, int argc, char **argv, shim_error_t *err)
                              err) < 0
       || lifecycle_saved_config (r.dirfd, &r.st, &cfg, err) < 0)
     return -1;
-  optind++;
+  eo.id = argv[optind++];
   if (process_file)
     {
       cleanup_free char *json = NULL;

@@ -16,14 +16,8 @@
 #include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
+#include "config_internal.h"
 #include "util.h"
-
-struct ctx
-{
-  shim_config_warn_fn warn;
-  void *opaque;
-  shim_error_t *err;
-};
 
 static void
 cleanup_yajl_valp (yajl_val *v)
@@ -33,7 +27,7 @@ cleanup_yajl_valp (yajl_val *v)
 }
 #define cleanup_yajl __attribute__ ((cleanup (cleanup_yajl_valp)))
 
-static void
+void
 warn (struct ctx *c, const char *path, const char *why)
 {
   if (c->warn)
@@ -56,14 +50,14 @@ type_name (yajl_val v)
   return "boolean";
 }
 
-static int
+int
 type_error (struct ctx *c, const char *path, const char *want, yajl_val v)
 {
   return shim_error_plain (c->err, EINVAL, "%s: expected %s, got %s", path, want, type_name (v));
 }
 
 /* Child path "parent.key" or "parent[i]"; the caller frees it. */
-static char *
+char *
 path_key (const char *parent, const char *key)
 {
   char *p = NULL;
@@ -72,7 +66,7 @@ path_key (const char *parent, const char *key)
   return p;
 }
 
-static char *
+char *
 path_index (const char *parent, size_t i)
 {
   char *p = NULL;
@@ -81,7 +75,7 @@ path_index (const char *parent, size_t i)
   return p;
 }
 
-static int
+int
 get_string (struct ctx *c, yajl_val v, const char *path, char **out)
 {
   if (!YAJL_IS_STRING (v))
@@ -92,7 +86,7 @@ get_string (struct ctx *c, yajl_val v, const char *path, char **out)
   return 0;
 }
 
-static int
+int
 get_bool (struct ctx *c, yajl_val v, const char *path, bool *out)
 {
   if (YAJL_IS_TRUE (v))
@@ -104,7 +98,7 @@ get_bool (struct ctx *c, yajl_val v, const char *path, bool *out)
   return 0;
 }
 
-static int
+int
 get_i64 (struct ctx *c, yajl_val v, const char *path, int64_t *out)
 {
   if (!YAJL_IS_NUMBER (v) || parse_i64 (v->u.number.r, out) < 0)
@@ -112,7 +106,7 @@ get_i64 (struct ctx *c, yajl_val v, const char *path, int64_t *out)
   return 0;
 }
 
-static int
+int
 get_u64 (struct ctx *c, yajl_val v, const char *path, uint64_t *out)
 {
   /* yajl's own integer is int64: rlimits use 2^64-1, so parse the text. */
@@ -121,7 +115,7 @@ get_u64 (struct ctx *c, yajl_val v, const char *path, uint64_t *out)
   return 0;
 }
 
-static int
+int
 get_u32 (struct ctx *c, yajl_val v, const char *path, uint32_t *out)
 {
   uint64_t u = 0;
@@ -134,7 +128,7 @@ get_u32 (struct ctx *c, yajl_val v, const char *path, uint32_t *out)
 }
 
 /* A NULL-terminated string array. */
-static int
+int
 get_string_array (struct ctx *c, yajl_val v, const char *path, char ***out, size_t *n)
 {
   size_t i;
@@ -177,17 +171,6 @@ get_kv_object (struct ctx *c, yajl_val v, const char *path, struct shim_kv **out
   return 0;
 }
 
-/* Walk an object: each key is handled by the first matching entry of the
- * table.  Unknown keys are ignored, as the runtime spec requires of
- * runtimes; keys marked `unsupported` are known but not honoured yet, and
- * say so by name rather than being dropped in silence. */
-struct field
-{
-  const char *key;
-  int (*fn) (struct ctx *, yajl_val, const char *path, void *target);
-  const char *unsupported;
-};
-
 /* Whether the object's I-th key already came before it. */
 static bool
 key_repeated (yajl_val obj, size_t i)
@@ -199,7 +182,7 @@ key_repeated (yajl_val obj, size_t i)
   return false;
 }
 
-static int
+int
 walk_object (struct ctx *c, yajl_val v, const char *path, const struct field *fields, void *target)
 {
   size_t i;
@@ -466,9 +449,9 @@ static const struct field process_fields[] = {
   { "rlimits", parse_rlimits, NULL },
   { "noNewPrivileges", parse_nnp, NULL },
   { "oomScoreAdj", parse_oom_score_adj, NULL },
-  { "capabilities", NULL, "capabilities are not applied yet: the process keeps the runtime's own" },
-  { "apparmorProfile", NULL, "AppArmor profiles are not applied yet" },
-  { "selinuxLabel", NULL, "SELinux labels are not applied yet" },
+  { "capabilities", parse_capabilities, NULL },
+  { "apparmorProfile", parse_apparmor_profile, NULL },
+  { "selinuxLabel", parse_selinux_label, NULL },
   { "ioPriority", NULL, "I/O priority is not applied yet" },
   { "scheduler", NULL, "scheduler settings are not applied yet" },
   { "execCPUAffinity", NULL, "CPU affinity is not applied yet" },
@@ -1024,7 +1007,7 @@ static const struct field linux_fields[] = {
   { "resources", parse_resources, NULL },
   { "uidMappings", reject_userns_field, NULL },
   { "gidMappings", reject_userns_field, NULL },
-  { "seccomp", NULL, "seccomp is not applied yet: the process runs without a syscall filter" },
+  { "seccomp", parse_seccomp, NULL },
   { "devices", NULL, "extra devices are not created yet" },
   { "mountLabel", NULL, "SELinux labels are not applied yet" },
   { "intelRdt", NULL, "Intel RDT is not supported" },
@@ -1315,6 +1298,7 @@ shim_config_free (struct shim_config *c)
   free (c->oci_version);
   free (c->root_path);
   shim_process_free (&c->process);
+  seccomp_config_free (c->seccomp);
   free (c->hostname);
   for (i = 0; i < c->n_mounts; i++)
     {
@@ -1355,6 +1339,8 @@ shim_process_free (struct shim_process *p)
   free (p->cwd);
   free (p->additional_gids);
   free (p->rlimits);
+  free (p->apparmor_profile);
+  free (p->selinux_label);
   memset (p, 0, sizeof (*p));
 }
 

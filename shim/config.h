@@ -59,6 +59,45 @@ struct shim_resources
   size_t n_unified;
 };
 
+/* process.capabilities as masks of 1 << CAP_*.  An absent set (or an absent
+ * process.capabilities) is empty, as in runc: the process gets no
+ * capabilities it is not granted. */
+struct shim_capabilities
+{
+  uint64_t bounding, effective, inheritable, permitted, ambient;
+};
+
+/* linux.seccomp, with names turned into libseccomp's values (the types are
+ * plain integers so that this header does not need seccomp.h). */
+struct shim_seccomp_arg
+{
+  unsigned int index;        /* 0..5 */
+  uint64_t value, value_two; /* MASKED_EQ: value is the mask, valueTwo the datum */
+  int op;                    /* enum scmp_compare */
+};
+
+struct shim_seccomp_rule
+{
+  char **names; /* NULL-terminated; resolved when the filter is built */
+  size_t n_names;
+  uint32_t action; /* SCMP_ACT_*, the errno included */
+  struct shim_seccomp_arg *args;
+  size_t n_args;
+};
+
+struct shim_seccomp
+{
+  uint32_t default_action; /* SCMP_ACT_*, the errno included */
+  uint32_t *architectures; /* SCMP_ARCH_* */
+  size_t n_architectures;
+  unsigned int flags; /* SECCOMP_FILTER_FLAG_* */
+  char *listener_path;     /* NULL unless given */
+  char *listener_metadata; /* NULL unless given */
+  struct shim_seccomp_rule *syscalls;
+  size_t n_syscalls;
+  bool uses_notify; /* some action is SCMP_ACT_NOTIFY */
+};
+
 struct shim_process
 {
   bool terminal;
@@ -79,6 +118,9 @@ struct shim_process
   bool no_new_privileges;
   bool has_oom_score_adj;
   int oom_score_adj;
+  struct shim_capabilities caps;
+  char *apparmor_profile; /* NULL or "" for none */
+  char *selinux_label;    /* NULL or "" for none */
 };
 
 /* hooks.<stage>[]: run with the state on stdin (hooks.c). */
@@ -131,6 +173,7 @@ struct shim_config
   size_t n_sysctl;
   bool has_resources;
   struct shim_resources resources;
+  struct shim_seccomp *seccomp; /* NULL: no filter */
   struct shim_kv *annotations;
   size_t n_annotations;
   struct shim_hook_list hooks[HOOK_N_STAGES];

@@ -26,6 +26,7 @@
 #include "state.h"
 
 #include "rootfs.h"
+#include "security.h"
 #include "util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -335,10 +336,11 @@ wait_go (int sync_fd, char **state_json, shim_error_t *err)
 }
 
 /* The exec itself.  Only stdio and, for socket activation, LISTEN_FDS
- * reach the process. */
+ * reach the process.  CFG->process is the process to run. */
 static int
-exec_process (const struct shim_process *p, const char *exe, shim_error_t *err)
+exec_process (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err)
 {
+  const struct shim_process *p = &cfg->process;
   unsigned int keep = 0;
   const char *listen = env_get (p->env, "LISTEN_FDS");
 
@@ -350,6 +352,9 @@ exec_process (const struct shim_process *p, const char *exe, shim_error_t *err)
     }
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
+  /* Capabilities, then the seccomp filter: nothing after it but the exec. */
+  if (security_apply (cfg, sec, err) < 0)
+    return -1;
   execve (exe, p->args, p->env ? p->env : (char *[]){ NULL });
   return shim_error_errno (err, "process.args[0] \"%s\": exec", p->args[0]);
 }
@@ -364,6 +369,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
 {
   const struct shim_process *p = &cfg->process;
   struct rootfs_opts ro = { .no_pivot = opts->no_pivot };
+  __attribute__ ((cleanup (security_state_release))) struct security_state sec = SECURITY_STATE_INIT;
   const struct shim_namespace *net;
   cleanup_free char *exe = NULL;
   char *state_json = (char *) "";
@@ -398,6 +404,9 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (net && net->path == NULL && loopback_up (err) < 0)
     return -1;
 
+  /* Still the host's filesystem: LSM and seccomp listener checks need it. */
+  if (security_prepare (cfg, opts->id, &sec, err) < 0)
+    return -1;
   umask (0);
   if (rootfs_mount (cfg, err) < 0)
     return -1;
@@ -415,8 +424,8 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return -1;
   umask (p->has_umask ? p->umask : 022);
 
-  if (chdir (p->cwd) < 0)
-    return shim_error_errno (err, "process.cwd `%s`", p->cwd);
+  if (rootfs_chdir (p->cwd, err) < 0)
+    return -1;
   if (p->terminal && setup_terminal (p, opts->console_fd, sync_fd, err) < 0)
     return -1;
   if (apply_user (p, err) < 0)
@@ -453,7 +462,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (hooks_run (cfg, HOOK_START_CONTAINER, state_json, err) < 0)
     return -1;
 
-  return exec_process (p, exe, err);
+  return exec_process (cfg, &sec, exe, err);
 }
 
 static _Noreturn void
@@ -661,11 +670,17 @@ static const struct
 /* The exec'd process's side: init's namespaces (user first, mount last,
  * in ns_names' order), its root, then the process's own settings. */
 static int
-exec_child (const struct shim_process *p, const struct exec_opts *o, const int *fds, int rootfd, int sync_fd,
-            shim_error_t *err)
+exec_child (const struct shim_config *cfg, const struct shim_process *p, const struct exec_opts *o,
+            const int *fds, int rootfd, int sync_fd, shim_error_t *err)
 {
+  __attribute__ ((cleanup (security_state_release))) struct security_state sec = SECURITY_STATE_INIT;
+  /* The container's config with this process: the same seccomp filter and
+   * LSM rules as init, this process's capabilities. */
+  struct shim_config c = *cfg;
   cleanup_free char *exe = NULL;
   size_t i;
+
+  c.process = *p;
 
   if (reset_signals (err) < 0)
     return -1;
@@ -673,14 +688,17 @@ exec_child (const struct shim_process *p, const struct exec_opts *o, const int *
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
   if (setsid () < 0)
     return shim_error_errno (err, "setsid");
+  /* Before the namespaces: a seccomp listener socket is a host path. */
+  if (security_prepare (&c, o->id, &sec, err) < 0)
+    return -1;
   for (i = 0; i < sizeof (ns_names) / sizeof (ns_names[0]); i++)
     if (fds[i] >= 0 && setns (fds[i], ns_names[i].type) < 0)
       return shim_error_errno (err, "join the container's %s namespace", ns_names[i].name);
   /* The container's root as init sees it, with pivot_root or chroot. */
   if (fchdir (rootfd) < 0 || chroot (".") < 0)
     return shim_error_errno (err, "enter the container's root");
-  if (chdir (p->cwd) < 0)
-    return shim_error_errno (err, "process.cwd `%s`", p->cwd);
+  if (rootfs_chdir (p->cwd, err) < 0)
+    return -1;
   if (apply_rlimits (p, err) < 0)
     return -1;
   if (p->terminal && setup_terminal (p, o->console_fd, sync_fd, err) < 0)
@@ -693,7 +711,7 @@ exec_child (const struct shim_process *p, const struct exec_opts *o, const int *
     return shim_error_errno (err, "process.noNewPrivileges: prctl");
   if (find_executable (p, &exe, err) < 0)
     return -1;
-  return exec_process (p, exe, err);
+  return exec_process (&c, &sec, exe, err);
 }
 
 static void
@@ -767,7 +785,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
       shim_error_t cerr = NULL;
       close (parent_end);
       report_fd = child_end;
-      exec_child (p, o, fds, rootfd, child_end, &cerr);
+      exec_child (cfg, p, o, fds, rootfd, child_end, &cerr);
       child_fail (&cerr);
     }
   if (pid < 0)

@@ -13,6 +13,7 @@
 struct container_opts
 {
   bool no_pivot;
+  const char *id; /* the container's id (told to a seccomp listener) */
   int cgroup_fd; /* the container's cgroup directory (CLONE_INTO_CGROUP), or -1 */
   /* init outlives the runtime (create, run --detach): no parent-death
    * signal once it is ready. */
@@ -50,6 +51,7 @@ struct exec_opts
   int cgroup_fd;  /* the container's cgroup (CLONE_INTO_CGROUP), or -1 */
   int console_fd; /* as container_opts.console_fd */
   bool detach;    /* the process outlives `shim exec` */
+  const char *id; /* the container's, for a seccomp listener */
 };
 
 /* `exec`: a new process in the namespaces, root and cgroup of the

@@ -239,6 +239,7 @@ launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch 
   cleanup_close int listen_fd = -1, console_fd = -1;
   struct container_opts copts = {
     .no_pivot = o->no_pivot,
+    .id = o->id,
     .cgroup_fd = l->cg.dirfd,
     .detach = o->detach,
     .exec_listen_fd = -1,

@@ -103,6 +103,32 @@ ensure_in_root (int rootfd, const char *path, bool last_is_file, shim_error_t *e
   return openat2_in_root (rootfd, "/", O_PATH | O_DIRECTORY, err);
 }
 
+/* procfs and sysfs are where the runtime later writes (sysctls, LSM
+ * attributes) and what it masks: an image that makes /proc a symlink, even
+ * one that stays inside the rootfs, is redirecting them (CVE-2019-19921).
+ * A missing path is fine: it is created as a directory. */
+static int
+refuse_symlinks (int rootfd, const char *path, shim_error_t *err)
+{
+  struct open_how how = {
+    .flags = O_PATH | O_CLOEXEC,
+    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS,
+  };
+  const char *rel = path;
+  cleanup_close int fd = -1;
+
+  while (*rel == '/')
+    rel++;
+  do
+    fd = (int) syscall (SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof (how));
+  while (fd < 0 && errno == EAGAIN);
+  if (fd < 0 && errno == ELOOP)
+    return shim_error_plain (err, ELOOP, "`%s` is a symlink (or goes through one) in the rootfs: refused", path);
+  if (fd < 0 && errno != ENOENT)
+    return shim_error_errno (err, "open `%s` in the rootfs", path);
+  return 0;
+}
+
 static void
 fd_path (char *buf, size_t len, int fd)
 {
@@ -154,6 +180,9 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
     /* The container sees the unified hierarchy; v1 is not supported. */
     type = "cgroup2";
 
+  if (type && (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
+      && refuse_symlinks (rootfd, m->destination, err) < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
   target = ensure_in_root (rootfd, m->destination, is_file, err);
   if (target < 0)
     return shim_error_prefix (err, "mounts[%zu]", i);
@@ -183,16 +212,18 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
       target = openat2_in_root (rootfd, m->destination, O_PATH, err);
       if (target < 0)
         return shim_error_prefix (err, "mounts[%zu]", i);
-      if (strcmp (type, "proc") == 0)
+      if (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
         {
-          /* A /proc that is not procfs (say, a tmpfs planted over it by a
-           * racing bind) must not be trusted for masking and sysctls. */
+          /* A /proc or /sys that is not the real thing (say, a tmpfs
+           * planted over it by a racing bind) must not be trusted for
+           * masking and sysctls. */
           struct statfs sfs;
+          bool proc = strcmp (type, "proc") == 0;
           if (fstatfs (target, &sfs) < 0)
             return shim_error_errno (err, "mounts[%zu]: statfs `%s`", i, m->destination);
-          if (sfs.f_type != PROC_SUPER_MAGIC)
-            return shim_error (err, EPERM, "mounts[%zu]: `%s` is not a procfs after mounting it", i,
-                               m->destination);
+          if (sfs.f_type != (proc ? PROC_SUPER_MAGIC : SYSFS_MAGIC))
+            return shim_error (err, EPERM, "mounts[%zu]: `%s` is not a %s after mounting it", i,
+                               m->destination, type);
         }
     }
   if (m->propagation && do_mount (NULL, target, m->destination, NULL, m->propagation, NULL, err) < 0)
@@ -343,6 +374,21 @@ open_new_root_path (const char *path, shim_error_t *err)
   if (root < 0)
     return shim_error_errno (err, "open `/`");
   return openat2_in_root (root, path, O_PATH, err);
+}
+
+int
+rootfs_chdir (const char *cwd, shim_error_t *err)
+{
+  /* Resolved inside the root, magic links refused: a cwd of
+   * /proc/self/fd/N would otherwise land on a directory of the host that the
+   * runtime's caller left open (CVE-2024-21626). */
+  cleanup_error shim_error_t tmp = NULL;
+  cleanup_close int fd = open_new_root_path (cwd, &tmp);
+  if (fd < 0)
+    return shim_error (err, tmp->status, "process.cwd `%s`", cwd);
+  if (fchdir (fd) < 0)
+    return shim_error_errno (err, "process.cwd `%s`", cwd);
+  return 0;
 }
 
 static int

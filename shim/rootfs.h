@@ -22,6 +22,9 @@ int rootfs_mount (const struct shim_config *cfg, shim_error_t *err);
 /* The switch into the new root: pivot_root, or chroot with --no-pivot. */
 int rootfs_enter (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);
 
+/* After the switch: enter process.cwd, resolved inside the new root. */
+int rootfs_chdir (const char *cwd, shim_error_t *err);
+
 /* After the switch: masked and read-only paths, sysctls, a read-only root. */
 int rootfs_finalize (const struct shim_config *cfg, shim_error_t *err);
 

@@ -41,13 +41,13 @@ name": not found in the container'
 }
 
 @test "warnings are logged by name, and printed on stderr" {
-	cfg '.process.capabilities = {bounding: ["CAP_KILL"]} | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW"}'
+	cfg '.process.ioPriority = {class: "IOPRIO_CLASS_IDLE"} | .linux.intelRdt = {}'
 	run --separate-stderr shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID"
 	assert_status 0
-	assert_eq "$(jq -r 'select(.level == "warning") | .msg' "$T/log.json" | cut -d: -f1,2)" "config.json: process.capabilities
-config.json: linux.seccomp"
-	assert_contains "$stderr" "shim: warning: config.json: process.capabilities: "
-	assert_contains "$stderr" "shim: warning: config.json: linux.seccomp: "
+	assert_eq "$(jq -r 'select(.level == "warning") | .msg' "$T/log.json" | cut -d: -f1,2)" "config.json: process.ioPriority
+config.json: linux.intelRdt"
+	assert_contains "$stderr" "shim: warning: config.json: process.ioPriority: "
+	assert_contains "$stderr" "shim: warning: config.json: linux.intelRdt: "
 }
 
 @test "a clean run logs nothing, and the container's output never goes to the log" {

@@ -26,6 +26,9 @@ load helpers
 
 @test "a new network namespace has only lo, and it is up" {
 	sh_cmd 'ls /sys/class/net; ip -o link show lo; ping -c1 -W2 127.0.0.1 >/dev/null && echo ping ok'
+	# busybox ping needs a raw socket; without process.capabilities the
+	# process has no capabilities at all.
+	cfg '.process.capabilities = {bounding: ["CAP_NET_RAW"], effective: ["CAP_NET_RAW"], permitted: ["CAP_NET_RAW"]}'
 	run_shim
 	assert_status 0
 	local lines
