@@ -19,6 +19,7 @@
 #include <grp.h>
 
 #include "rootfs.h"
+#include "userns.h"
 #include "util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -146,16 +147,42 @@ write_oom_score_adj (int v, shim_error_t *err)
 }
 
 /* File descriptors the child inherits from the parent: one per namespace to
- * join (by config index), or -1. */
+ * join (by config index), or -1; and the namespaces it creates itself,
+ * inside a user namespace it joins (clone3 would make them the host's). */
 struct ns_fds
 {
   int *fds;
   size_t n;
+  int unshare_flags;
 };
+
+/* The user namespace first: the others joined or created after it belong
+ * to it, and the ids below mean its ids. */
+static int
+join_namespaces (const struct shim_config *cfg, const struct ns_fds *ns, shim_error_t *err)
+{
+  size_t i;
+  int pass;
+
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < ns->n; i++)
+      {
+        int type = cfg->namespaces[i].type;
+        if (ns->fds[i] < 0 || type == CLONE_NEWPID || (type == CLONE_NEWUSER) != (pass == 0))
+          continue;
+        if (setns (ns->fds[i], type) < 0)
+          return shim_error_errno (err, "linux.namespaces[%zu]: join `%s`", i, cfg->namespaces[i].path);
+        if (type == CLONE_NEWUSER && userns_become_root (err) < 0)
+          return -1;
+      }
+  if (ns->unshare_flags && unshare (ns->unshare_flags) < 0)
+    return shim_error_errno (err, "linux.namespaces: create the namespaces inside the joined user namespace");
+  return 0;
+}
 
 static int
 child_setup (const struct shim_config *cfg, const struct container_opts *opts, const struct ns_fds *ns,
-             shim_error_t *err)
+             int sync_fd, shim_error_t *err)
 {
   const struct shim_process *p = &cfg->process;
   struct rootfs_opts ro = { .no_pivot = opts->no_pivot };
@@ -198,10 +225,10 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (setsid () < 0)
     return shim_error_errno (err, "setsid");
 
-  for (i = 0; i < ns->n; i++)
-    if (ns->fds[i] >= 0 && cfg->namespaces[i].type != CLONE_NEWPID
-        && setns (ns->fds[i], cfg->namespaces[i].type) < 0)
-      return shim_error_errno (err, "linux.namespaces[%zu]: join `%s`", i, cfg->namespaces[i].path);
+  if (userns_wait_maps (sync_fd, cfg, err) < 0)
+    return -1;
+  if (join_namespaces (cfg, ns, err) < 0)
+    return -1;
 
   /* Still the host's /proc: the container's may not even be mounted. */
   if (p->has_oom_score_adj && write_oom_score_adj (p->oom_score_adj, err) < 0)
@@ -302,7 +329,10 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   cleanup_close int parent_end = -1;
   cleanup_close int child_end = -1;
   cleanup_close int own_pid_ns = -1;
+  cleanup_close int userns_pid_ns = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
+  const struct shim_namespace *user = shim_config_namespace (cfg, CLONE_NEWUSER);
+  bool join_user = user != NULL && user->path != NULL;
   struct clone_args ca = { 0 };
   struct child_error ce;
   pid_t pid;
@@ -316,8 +346,25 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   parent_end = sync[0];
   child_end = sync[1];
   for (i = 0; i < cfg->n_namespaces; i++)
-    if (cfg->namespaces[i].path == NULL)
-      ca.flags |= (uint64_t) cfg->namespaces[i].type;
+    {
+      int type = cfg->namespaces[i].type;
+      if (cfg->namespaces[i].path != NULL)
+        continue;
+      if (join_user && type == CLONE_NEWPID)
+        {
+          /* unshare(CLONE_NEWPID) would not make init pid 1: a helper
+           * makes it in the user namespace, and it is joined like a pid
+           * namespace given by path. */
+          userns_pid_ns = userns_new_pid_namespace (ns.fds[user - cfg->namespaces], err);
+          if (userns_pid_ns < 0)
+            return -1;
+          pid_ns_fd = userns_pid_ns;
+        }
+      else if (join_user)
+        ns.unshare_flags |= type;
+      else
+        ca.flags |= (uint64_t) type;
+    }
 
   /* Joining a pid namespace only applies to children, so it is done here,
    * around the clone, and undone right after. */
@@ -342,7 +389,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   if (pid == 0)
     {
       shim_error_t cerr = NULL;
-      child_setup (cfg, opts, &ns, &cerr);
+      child_setup (cfg, opts, &ns, child_end, &cerr);
       child_fail (child_end, &cerr);
     }
   if (pid < 0)
@@ -352,6 +399,8 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       shim_error_errno (err, "return to the runtime's pid namespace");
       kill (pid, SIGKILL);
     }
+  if (*err == NULL && userns_write_maps (pid, parent_end, cfg, err) < 0)
+    kill (pid, SIGKILL);
   close (steal_fd (&child_end));
 
   /* EOF: the exec closed the child's end (close-on-exec).  A message: it

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -127,6 +128,29 @@ static const unsigned long REMOUNT_FLAGS =
     MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME
     | MS_STRICTATIME;
 
+/* The sysfs fallback: the host's /sys bound recursively on TARGET (an fd
+ * this takes over), M's ro/nosuid/nodev/noexec set on the whole tree: a
+ * bind remount would make only the top read-only and leave the host's
+ * /sys/fs/cgroup/... under it writable (seen in mountinfo). */
+static int
+bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t *err)
+{
+  cleanup_close int fd = target;
+  struct mount_attr attr = { 0 };
+
+  if (do_mount ("/sys", fd, m->destination, NULL, MS_BIND | MS_REC, NULL, err) < 0)
+    return -1;
+  close (fd);
+  fd = openat2_in_root (rootfd, m->destination, O_PATH, err);
+  if (fd < 0)
+    return -1;
+  attr.attr_set = (m->flags & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (m->flags & MS_NOSUID ? MOUNT_ATTR_NOSUID : 0)
+                  | (m->flags & MS_NODEV ? MOUNT_ATTR_NODEV : 0) | (m->flags & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
+  if (attr.attr_set && mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof (attr)) < 0)
+    return shim_error_errno (err, "set the options of `%s` on the host's /sys bound there", m->destination);
+  return 0;
+}
+
 static int
 mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *err)
 {
@@ -177,8 +201,28 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
   else
     {
       const char *source = m->source ? m->source : type;
-      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, err) < 0)
-        return shim_error_prefix (err, "mounts[%zu]", i);
+      shim_error_t tmp = NULL;
+      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, &tmp) < 0)
+        {
+          int e = tmp->status;
+          /* A fresh sysfs needs a network namespace of the user namespace
+           * (the kernel answers EPERM without one; runc falls back on EPERM
+           * and EBUSY): then the host's /sys, bound recursively, with the
+           * mount's own flags on top. */
+          if (strcmp (type, "sysfs") == 0 && (e == EPERM || e == EBUSY))
+            {
+              shim_error_release (&tmp);
+              if (bind_host_sys (rootfd, steal_fd (&target), m, err) < 0)
+                return shim_error_prefix (err, "mounts[%zu]", i);
+              return 0;
+            }
+          *err = tmp;
+          /* procfs in a user namespace wants a pid namespace of its own. */
+          if (strcmp (type, "proc") == 0 && e == EPERM && shim_config_namespace (cfg, CLONE_NEWUSER))
+            return shim_error_prefix (err, "mounts[%zu] (in a user namespace, /proc needs a `pid` entry in "
+                                      "linux.namespaces)", i);
+          return shim_error_prefix (err, "mounts[%zu]", i);
+        }
       close (target);
       target = openat2_in_root (rootfd, m->destination, O_PATH, err);
       if (target < 0)
