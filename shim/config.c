@@ -1268,6 +1268,12 @@ check_user_namespace (struct ctx *c, struct shim_config *cfg)
     }
   if (u->path)
     {
+      /* unshare() would not make init pid 1 of a new pid namespace, and
+       * clone3 would make it the host's. */
+      const struct shim_namespace *pid = shim_config_namespace (cfg, CLONE_NEWPID);
+      if (pid && pid->path == NULL)
+        return shim_error_plain (c->err, ENOTSUP, "linux.namespaces: a new `pid` namespace inside a `user` "
+                                 "namespace joined by path is not supported: join a pid namespace by path too");
       /* containerd and CRI-O send both; the namespace's own maps rule. */
       if (cfg->n_uid_mappings || cfg->n_gid_mappings)
         warn (c, cfg->n_uid_mappings ? "linux.uidMappings" : "linux.gidMappings",

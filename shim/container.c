@@ -329,7 +329,6 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   cleanup_close int parent_end = -1;
   cleanup_close int child_end = -1;
   cleanup_close int own_pid_ns = -1;
-  cleanup_close int userns_pid_ns = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
   const struct shim_namespace *user = shim_config_namespace (cfg, CLONE_NEWUSER);
   bool join_user = user != NULL && user->path != NULL;
@@ -350,17 +349,9 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       int type = cfg->namespaces[i].type;
       if (cfg->namespaces[i].path != NULL)
         continue;
-      if (join_user && type == CLONE_NEWPID)
-        {
-          /* unshare(CLONE_NEWPID) would not make init pid 1: a helper
-           * makes it in the user namespace, and it is joined like a pid
-           * namespace given by path. */
-          userns_pid_ns = userns_new_pid_namespace (ns.fds[user - cfg->namespaces], err);
-          if (userns_pid_ns < 0)
-            return -1;
-          pid_ns_fd = userns_pid_ns;
-        }
-      else if (join_user)
+      /* Made by unshare in the child, after it joined the user
+       * namespace: clone3 would make them the host's. */
+      if (join_user)
         ns.unshare_flags |= type;
       else
         ca.flags |= (uint64_t) type;

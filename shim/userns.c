@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -115,57 +114,4 @@ userns_wait_maps (int sync_fd, const struct shim_config *cfg, shim_error_t *err)
   if (r == 0 || msg != MAPS_WRITTEN)
     return shim_error_plain (err, EPROTO, "the runtime did not write the user namespace's id maps");
   return userns_become_root (err);
-}
-
-int
-userns_new_pid_namespace (int userns_fd, shim_error_t *err)
-{
-  cleanup_close int rd = -1;
-  cleanup_close int wr = -1;
-  int p[2], fd, status;
-  char path[64], res = 0;
-  pid_t pid;
-  ssize_t r;
-
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    return shim_error_errno (err, "pipe");
-  rd = p[0];
-  wr = p[1];
-  pid = fork ();
-  if (pid < 0)
-    return shim_error_errno (err, "fork");
-  if (pid == 0)
-    {
-      /* The helper only makes the namespace; the parent takes it from
-       * /proc/PID/ns/pid_for_children and kills the helper. */
-      prctl (PR_SET_PDEATHSIG, SIGKILL);
-      if (setns (userns_fd, CLONE_NEWUSER) < 0 || unshare (CLONE_NEWPID) < 0)
-        res = (char) errno;
-      else
-        res = 0;
-      if (write (wr, &res, 1) != 1)
-        _exit (1);
-      for (;;)
-        pause ();
-    }
-  close (steal_fd (&wr));
-  do
-    r = read (rd, &res, 1);
-  while (r < 0 && errno == EINTR);
-  fd = -1;
-  if (r == 1 && res == 0)
-    {
-      snprintf (path, sizeof (path), "/proc/%d/ns/pid_for_children", (int) pid);
-      fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-        shim_error_errno (err, "open `%s`", path);
-    }
-  else if (r == 1)
-    shim_error (err, res, "linux.namespaces: create a pid namespace inside the joined user namespace");
-  else
-    shim_error_plain (err, EPROTO, "linux.namespaces: the pid namespace helper died");
-  kill (pid, SIGKILL);
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  return fd;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* User namespaces: the runtime writes the maps of the container's new user
  * namespace from outside (the parent), the container's init waits for them
- * on the sync socket and becomes root in it; a user namespace joined by
- * path gets the new namespaces created inside it. */
+ * on the sync socket and becomes root in it. */
 #ifndef SHIM_USERNS_H
 #define SHIM_USERNS_H
 
@@ -25,10 +24,5 @@ int userns_wait_maps (int sync_fd, const struct shim_config *cfg, shim_error_t *
 
 /* Child, right after joining a user namespace: become its root. */
 int userns_become_root (shim_error_t *err);
-
-/* Parent: a new pid namespace owned by the user namespace USERNS_FD (which
- * the runtime cannot enter itself), made by a short-lived helper; returns
- * an fd to join around clone3, or -1. */
-int userns_new_pid_namespace (int userns_fd, shim_error_t *err);
 
 #endif
