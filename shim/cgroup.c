@@ -20,6 +20,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cgroup_devices.h"
 #include "log.h"
 #include "util.h"
 
@@ -620,6 +621,8 @@ cgroup_create (const struct shim_config *cfg, const char *id, const struct cgrou
     }
   if (ret == 0)
     ret = apply_resources (fd, r, have, err);
+  if (ret == 0 && r->has_devices)
+    ret = cgroup_devices_apply (fd, r->devices, r->n_devices, err);
   if (ret == 0)
     {
       uid_t owner;
