@@ -525,6 +525,10 @@ cgroup_create (const struct shim_config *cfg, const char *id, const struct cgrou
                                  "(at /sys/fs/cgroup or /sys/fs/cgroup/unified); "
                                  "--allow-unenforced-limits runs without it",
                                  first_ctrl (required));
+      if (r->has_devices && !opts->allow_unenforced)
+        return shim_error_plain (err, ENOTSUP,
+                                 "linux.resources.devices: cannot enforce the device rules: no cgroup2 is "
+                                 "mounted to attach them to; --allow-unenforced-limits runs without them");
       return 0;
     }
   if (cgroup_path_for (cfg->cgroups_path, opts->systemd, id, &path, err) < 0)

@@ -12,6 +12,14 @@
 
 load helpers
 
+# What the script prints when every open of /dev/kmsg is refused.
+DENIED_ALL="kmsg w refused
+kmsg r refused
+kmsg rw refused
+Operation not permitted
+null w ok
+ 00 00"
+
 setup() {
 	[ "$(stat -f -c %T "$CGROOT")" = cgroup2fs ] || {
 		echo "not a cgroup v2 host: run through tests/vm/run" >&2
@@ -41,12 +49,7 @@ bundle() {
 	bundle '.linux.resources.devices = [{allow: false, access: "rwm"}]'
 	run_shim "$ID"
 	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
-	[ "$(printf '%s\n' "$output" | head -n 6)" = "kmsg w refused
-kmsg r refused
-kmsg rw refused
-Operation not permitted
-null w ok
- 00 00" ] || { echo "$output" >&2; return 1; }
+	[ "$(printf '%s\n' "$output" | head -n 6)" = "$DENIED_ALL" ] || { echo "$output" >&2; return 1; }
 	# in its own cgroup, where the program is
 	[[ "$output" == *"0::/"* ]]
 }
@@ -81,12 +84,7 @@ Operation not permitted" ] || { echo "$output" >&2; return 1; }
 	run_shim "$ID"
 	chmod 0644 /dev/kmsg
 	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
-	[ "$(printf '%s\n' "$output" | head -n 6)" = "kmsg w refused
-kmsg r refused
-kmsg rw refused
-Operation not permitted
-null w ok
- 00 00" ] || { echo "$output" >&2; return 1; }
+	[ "$(printf '%s\n' "$output" | head -n 6)" = "$DENIED_ALL" ] || { echo "$output" >&2; return 1; }
 }
 
 @test "without linux.resources.devices every node opens" {
