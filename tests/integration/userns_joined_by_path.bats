@@ -83,3 +83,17 @@ join_holder() {
 	assert_eq "$output" " 0 200000 65536"
 	assert_contains "$stderr" "linux.uidMappings: ignored: the user namespace joined by path has its own mappings"
 }
+
+@test "the user namespace is joined first: a namespace it does not own cannot be joined after it" {
+	hold_userns
+	join_holder
+	# The host's uts namespace belongs to the host's user namespace: from
+	# inside the joined one, setns into it is refused.  Joined before
+	# the user namespace it would have worked, with the host's powers.
+	cfg --arg p "/proc/$$/ns/uts" '.linux.namespaces |= map(select(.type != "uts")) + [{type: "uts", path: $p}]
+		| del(.hostname)'
+	run_shim
+	local i
+	i=$(jq '.linux.namespaces | map(.type) | index("uts")' "$BUNDLE/config.json")
+	assert_error "linux.namespaces[$i]: join \`/proc/$$/ns/uts\`: Operation not permitted"
+}
