@@ -109,7 +109,11 @@ apply_rlimits (const struct shim_process *p, shim_error_t *err)
 static int
 apply_user (const struct shim_process *p, shim_error_t *err)
 {
-  if (setgroups (p->n_additional_gids, p->additional_gids) < 0)
+  /* A user namespace whose setgroups is "deny" (written when the runtime
+   * is not root) refuses even an empty list: with none asked for there is
+   * nothing to set, as runc skips it there. */
+  if (setgroups (p->n_additional_gids, p->additional_gids) < 0
+      && !(errno == EPERM && p->n_additional_gids == 0))
     return shim_error_errno (err, "process.user.additionalGids: setgroups");
   if (setresgid (p->gid, p->gid, p->gid) < 0)
     return shim_error_errno (err, "process.user.gid: setresgid(%u)", (unsigned) p->gid);
