@@ -11,13 +11,16 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cgroup_devices.h"
 #include "cgroup_files.h"
 #include "log.h"
 #include "util.h"
@@ -441,6 +444,64 @@ remove_created (int mountfd, const char *path, size_t depth_created)
     }
 }
 
+/* The container owns its cgroup when runc (and runtime-spec 1.3) would
+ * give it: a new user namespace, a cgroup namespace of its own and
+ * /sys/fs/cgroup mounted read-write from source `cgroup`.  The owner is
+ * the host uid of process.user.uid. */
+static bool
+delegated_owner (const struct shim_config *cfg, uid_t *owner)
+{
+  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_namespace *cg = shim_config_namespace (cfg, CLONE_NEWCGROUP);
+  uint32_t h;
+  size_t i;
+
+  if (u == NULL || u->path || cg == NULL || cg->path)
+    return false;
+  for (i = 0; i < cfg->n_mounts; i++)
+    {
+      const struct shim_mount *m = &cfg->mounts[i];
+      if (m->source && strcmp (m->source, "cgroup") == 0
+          && (strcmp (m->destination, "/sys/fs/cgroup") == 0 || strcmp (m->destination, "/sys/fs/cgroup/") == 0)
+          && !(m->flags & MS_RDONLY))
+        break;
+    }
+  if (i == cfg->n_mounts || shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, cfg->process.uid, &h) < 0)
+    return false;
+  *owner = h;
+  return true;
+}
+
+/* The directory and the files the kernel lists as safe to delegate
+ * (/sys/kernel/cgroup/delegate; cgroup.procs, cgroup.threads and
+ * cgroup.subtree_control before 4.15), the group left as it is, as runc
+ * does.  The controllers' own files stay root's: they are the parent's
+ * limits on the container. */
+static int
+delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
+{
+  cleanup_free char *list = NULL;
+  shim_error_t tmp = NULL;
+  char *name, *save = NULL;
+
+  if (fchown (dirfd, owner, (gid_t) -1) < 0)
+    return shim_error_errno (err, "cgroup `%s`: give it to uid %u (user namespace, read-write /sys/fs/cgroup)",
+                             path, (unsigned) owner);
+  if (read_file_at (AT_FDCWD, "/sys/kernel/cgroup/delegate", &list, NULL, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      list = strdup ("cgroup.procs cgroup.threads cgroup.subtree_control");
+      if (list == NULL)
+        return shim_error_errno (err, "cgroup `%s`", path);
+    }
+  for (name = strtok_r (list, " \t\n", &save); name; name = strtok_r (NULL, " \t\n", &save))
+    if (strchr (name, '/') == NULL && fchownat (dirfd, name, owner, (gid_t) -1, AT_SYMLINK_NOFOLLOW) < 0
+        && errno != ENOENT)
+      return shim_error_errno (err, "cgroup `%s`: give `%s` to uid %u", path, name, (unsigned) owner);
+  log_msg (LOG_DEBUG, "cgroup `%s` delegated to uid %u", path, (unsigned) owner);
+  return 0;
+}
+
 int
 cgroup_create (const struct shim_config *cfg, const char *id, const struct cgroup_opts *opts,
                struct shim_cgroup *out, shim_error_t *err)
@@ -465,6 +526,10 @@ cgroup_create (const struct shim_config *cfg, const char *id, const struct cgrou
                                  "(at /sys/fs/cgroup or /sys/fs/cgroup/unified); "
                                  "--allow-unenforced-limits runs without it",
                                  first_ctrl (required));
+      if (r->has_devices && !opts->allow_unenforced)
+        return shim_error_plain (err, ENOTSUP,
+                                 "linux.resources.devices: cannot enforce the device rules: no cgroup2 is "
+                                 "mounted to attach them to; --allow-unenforced-limits runs without them");
       return 0;
     }
   if (cgroup_path_for (cfg->cgroups_path, opts->systemd, id, &path, err) < 0)
@@ -561,6 +626,14 @@ cgroup_create (const struct shim_config *cfg, const char *id, const struct cgrou
     }
   if (ret == 0)
     ret = apply_resources (fd, r, have, err);
+  if (ret == 0 && r->has_devices)
+    ret = cgroup_devices_apply (fd, r->devices, r->n_devices, err);
+  if (ret == 0)
+    {
+      uid_t owner;
+      if (delegated_owner (cfg, &owner))
+        ret = delegate_to (fd, out->path, owner, err);
+    }
   if (ret < 0)
     {
       remove_created (out->mountfd, out->path, created);

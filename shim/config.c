@@ -738,8 +738,6 @@ parse_namespaces (struct ctx *c, yajl_val v, const char *path, void *target)
       if (j == sizeof (namespace_types) / sizeof (namespace_types[0]))
         return shim_error_plain (c->err, EINVAL, "%s: unknown namespace type `%s`", tp, t->u.string);
       ns->type = namespace_types[j].type;
-      if (ns->type == CLONE_NEWUSER)
-        return shim_error_plain (c->err, ENOTSUP, "%s: user namespaces are not supported yet", tp);
       if (ns->type == CLONE_NEWTIME)
         return shim_error_plain (c->err, ENOTSUP, "%s: time namespaces are not supported yet", tp);
       for (j = 0; j < i; j++)
@@ -955,15 +953,84 @@ parse_res_unified (struct ctx *c, yajl_val v, const char *path, void *target)
   return 0;
 }
 
+/* Field KEY of object OBJ, NULL when absent or null. */
+static yajl_val
+field_of (yajl_val obj, const char *key)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  return v == NULL || YAJL_IS_NULL (v) ? NULL : v;
+}
+
+/* A device number that may be left out (any): -1 then. */
+static int
+get_dev_number (struct ctx *c, yajl_val obj, const char *ep, const char *key, int64_t *out)
+{
+  cleanup_free char *p = path_key (ep, key);
+  yajl_val v = field_of (obj, key);
+  *out = -1;
+  if (v == NULL)
+    return 0;
+  if (get_i64 (c, v, p, out) < 0)
+    return -1;
+  if (*out < -1 || *out > UINT32_MAX)
+    return shim_error_plain (c->err, ERANGE, "%s: %" PRId64 " is not a device number (or -1 for any)", p,
+                             *out);
+  return 0;
+}
+
 static int
 parse_res_devices (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  (void) target;
+  struct shim_resources *r = target;
+  size_t i;
+
   if (!YAJL_IS_ARRAY (v))
     return type_error (c, path, "array", v);
-  if (v->u.array.len)
-    warn (c, path, "the device cgroup is not enforced yet; the container sees only the /dev "
-                   "nodes it is given");
+  r->has_devices = true;
+  r->devices = calloc (v->u.array.len + 1, sizeof (*r->devices));
+  if (r->devices == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i], t, a, al;
+      struct shim_device_rule *d = &r->devices[i];
+      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *tp = path_key (ep, "type");
+      cleanup_free char *ap = path_key (ep, "access");
+      cleanup_free char *alp = path_key (ep, "allow");
+      const char *s;
+
+      if (!YAJL_IS_OBJECT (e))
+        return type_error (c, ep, "object", e);
+      al = field_of (e, "allow");
+      if (al == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: required", alp);
+      if (get_bool (c, al, alp, &d->allow) < 0)
+        return -1;
+      d->type = 'a';
+      t = field_of (e, "type");
+      if (t && !YAJL_IS_STRING (t))
+        return type_error (c, tp, "string", t);
+      if (t && (strlen (t->u.string) != 1 || strchr ("abc", t->u.string[0]) == NULL))
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not a device type (a, b or c)", tp, t->u.string);
+      if (t)
+        d->type = t->u.string[0];
+      if (get_dev_number (c, e, ep, "major", &d->major) < 0 || get_dev_number (c, e, ep, "minor", &d->minor) < 0)
+        return -1;
+      /* runc refuses a rule without access; an empty one would match
+       * nothing, which is never what was meant. */
+      a = field_of (e, "access");
+      if (a == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: required (some of r, w, m)", ap);
+      if (!YAJL_IS_STRING (a))
+        return type_error (c, ap, "string", a);
+      for (s = a->u.string; *s; s++)
+        d->access |= *s == 'r' ? SHIM_DEV_READ : *s == 'w' ? SHIM_DEV_WRITE : *s == 'm' ? SHIM_DEV_MKNOD : 0x100;
+      if (d->access == 0 || d->access & 0x100)
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not made of r, w and m", ap, a->u.string);
+      r->n_devices++;
+    }
   return 0;
 }
 
@@ -988,13 +1055,147 @@ parse_resources (struct ctx *c, yajl_val v, const char *path, void *target)
   return walk_object (c, v, path, resources_fields, &cfg->resources);
 }
 
+/* linux.uidMappings / gidMappings: each range checked here, against the
+ * namespaces in shim_config_parse (they need a new user namespace). */
 static int
-reject_userns_field (struct ctx *c, yajl_val v, const char *path, void *target)
+parse_idmappings (struct ctx *c, yajl_val v, const char *path, struct shim_idmap **out, size_t *n)
 {
-  (void) target;
-  if (YAJL_IS_ARRAY (v) && v->u.array.len == 0)
-    return 0;
-  return shim_error_plain (c->err, ENOTSUP, "%s: user namespaces are not supported yet", path);
+  size_t i, j;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  /* The kernel takes at most 340 lines (5 before Linux 4.15). */
+  if (v->u.array.len > 340)
+    return shim_error_plain (c->err, E2BIG, "%s: %zu ranges, the kernel takes at most 340", path,
+                             v->u.array.len);
+  *out = calloc (v->u.array.len + 1, sizeof (**out));
+  if (*out == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i];
+      struct shim_idmap *m = &(*out)[i];
+      cleanup_free char *ep = path_index (path, i);
+      const char *keys[] = { "containerID", "hostID", "size" };
+      uint32_t *dst[] = { &m->container_id, &m->host_id, &m->size };
+
+      if (!YAJL_IS_OBJECT (e))
+        return type_error (c, ep, "object", e);
+      for (j = 0; j < 3; j++)
+        {
+          cleanup_free char *kp = path_key (ep, keys[j]);
+          yajl_val f = field_of (e, keys[j]);
+          if (f == NULL)
+            return shim_error_plain (c->err, EINVAL, "%s: required", kp);
+          if (get_u32 (c, f, kp, dst[j]) < 0)
+            return -1;
+        }
+      if (m->size == 0)
+        return shim_error_plain (c->err, EINVAL, "%s.size: must be at least 1", ep);
+      if ((uint64_t) m->container_id + m->size > (uint64_t) UINT32_MAX + 1
+          || (uint64_t) m->host_id + m->size > (uint64_t) UINT32_MAX + 1)
+        return shim_error_plain (c->err, ERANGE, "%s: the range goes past id 4294967295", ep);
+      /* The kernel refuses the whole map for an overlap; say which. */
+      for (j = 0; j < i; j++)
+        {
+          const struct shim_idmap *o = &(*out)[j];
+          if (m->container_id < o->container_id + (uint64_t) o->size
+              && o->container_id < m->container_id + (uint64_t) m->size)
+            return shim_error_plain (c->err, EINVAL, "%s: container ids overlap those of %s[%zu]", ep, path, j);
+          if (m->host_id < o->host_id + (uint64_t) o->size && o->host_id < m->host_id + (uint64_t) m->size)
+            return shim_error_plain (c->err, EINVAL, "%s: host ids overlap those of %s[%zu]", ep, path, j);
+        }
+      (*n)++;
+    }
+  return 0;
+}
+
+static int
+parse_uid_mappings (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  return parse_idmappings (c, v, path, &cfg->uid_mappings, &cfg->n_uid_mappings);
+}
+
+static int
+parse_gid_mappings (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  return parse_idmappings (c, v, path, &cfg->gid_mappings, &cfg->n_gid_mappings);
+}
+
+static int
+parse_devices (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  size_t i, j;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  cfg->devices = calloc (v->u.array.len + 1, sizeof (*cfg->devices));
+  if (cfg->devices == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i], f;
+      struct shim_device *d = &cfg->devices[i];
+      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *pp = path_key (ep, "path");
+      cleanup_free char *tp = path_key (ep, "type");
+      cleanup_free char *mp = path_key (ep, "fileMode");
+      cleanup_free char *up = path_key (ep, "uid");
+      cleanup_free char *gp = path_key (ep, "gid");
+      const char *nums[] = { "major", "minor" };
+      uint32_t *dst[] = { &d->major, &d->minor };
+      uint32_t mode;
+
+      cfg->n_devices++;
+      if (!YAJL_IS_OBJECT (e))
+        return type_error (c, ep, "object", e);
+      f = field_of (e, "path");
+      if (f == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: required", pp);
+      if (get_string (c, f, pp, &d->path) < 0)
+        return -1;
+      if (d->path[0] != '/')
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", pp, d->path);
+      for (j = 0; j < i; j++)
+        if (strcmp (cfg->devices[j].path, d->path) == 0)
+          return shim_error_plain (c->err, EINVAL, "%s: `%s` is already %s[%zu]", pp, d->path, path, j);
+      f = field_of (e, "type");
+      if (f == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: required", tp);
+      if (!YAJL_IS_STRING (f))
+        return type_error (c, tp, "string", f);
+      if (strlen (f->u.string) != 1 || strchr ("cubp", f->u.string[0]) == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not a device type (c, u, b or p)", tp,
+                                 f->u.string);
+      /* "u" is an unbuffered character device: the same node. */
+      d->type = f->u.string[0] == 'u' ? 'c' : f->u.string[0];
+      for (j = 0; j < 2; j++)
+        {
+          cleanup_free char *np = path_key (ep, nums[j]);
+          f = field_of (e, nums[j]);
+          if (f == NULL && d->type != 'p')
+            return shim_error_plain (c->err, EINVAL, "%s: required for a `%c` device", np, d->type);
+          if (f && get_u32 (c, f, np, dst[j]) < 0)
+            return -1;
+        }
+      if ((f = field_of (e, "fileMode")) != NULL)
+        {
+          if (get_u32 (c, f, mp, &mode) < 0)
+            return -1;
+          if (mode & ~07777u)
+            return shim_error_plain (c->err, EINVAL, "%s: %u has bits other than permissions (07777)", mp, mode);
+          d->has_file_mode = true;
+          d->file_mode = mode;
+        }
+      if ((f = field_of (e, "uid")) != NULL && (d->has_uid = true) && get_u32 (c, f, up, &d->uid) < 0)
+        return -1;
+      if ((f = field_of (e, "gid")) != NULL && (d->has_gid = true) && get_u32 (c, f, gp, &d->gid) < 0)
+        return -1;
+    }
+  return 0;
 }
 
 static const struct field linux_fields[] = {
@@ -1005,10 +1206,10 @@ static const struct field linux_fields[] = {
   { "readonlyPaths", parse_readonly, NULL },
   { "sysctl", parse_sysctl, NULL },
   { "resources", parse_resources, NULL },
-  { "uidMappings", reject_userns_field, NULL },
-  { "gidMappings", reject_userns_field, NULL },
+  { "uidMappings", parse_uid_mappings, NULL },
+  { "gidMappings", parse_gid_mappings, NULL },
   { "seccomp", parse_seccomp, NULL },
-  { "devices", NULL, "extra devices are not created yet" },
+  { "devices", parse_devices, NULL },
   { "mountLabel", NULL, "SELinux labels are not applied yet" },
   { "intelRdt", NULL, "Intel RDT is not supported" },
   { "personality", NULL, "personality is not applied yet" },
@@ -1128,6 +1329,74 @@ static const struct field top_fields[] = {
   { NULL, NULL, NULL },
 };
 
+/* ---- cross-field checks ---- */
+
+int
+shim_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+      {
+        *host = m[i].host_id + (id - m[i].container_id);
+        return 0;
+      }
+  return -1;
+}
+
+/* A new user namespace needs both maps, with the container's root and the
+ * process's ids in them (setresuid to an unmapped id fails with a bare
+ * EINVAL inside the container); mappings without one are a mistake. */
+static int
+check_user_namespace (struct ctx *c, struct shim_config *cfg)
+{
+  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_process *p = &cfg->process;
+  uint32_t h;
+  size_t i;
+
+  if (u == NULL)
+    {
+      if (cfg->n_uid_mappings || cfg->n_gid_mappings)
+        return shim_error_plain (c->err, EINVAL, "linux.%s: given without a `user` entry in linux.namespaces",
+                                 cfg->n_uid_mappings ? "uidMappings" : "gidMappings");
+      return 0;
+    }
+  if (u->path)
+    {
+      /* unshare() would not make init pid 1 of a new pid namespace, and
+       * clone3 would make it the host's. */
+      const struct shim_namespace *pid = shim_config_namespace (cfg, CLONE_NEWPID);
+      if (pid && pid->path == NULL)
+        return shim_error_plain (c->err, ENOTSUP, "linux.namespaces: a new `pid` namespace inside a `user` "
+                                 "namespace joined by path is not supported: join a pid namespace by path too");
+      /* containerd and CRI-O send both; the namespace's own maps rule. */
+      if (cfg->n_uid_mappings || cfg->n_gid_mappings)
+        warn (c, cfg->n_uid_mappings ? "linux.uidMappings" : "linux.gidMappings",
+              "ignored: the user namespace joined by path has its own mappings");
+      return 0;
+    }
+  if (cfg->n_uid_mappings == 0)
+    return shim_error_plain (c->err, EINVAL, "linux.uidMappings: required with a new `user` namespace");
+  if (cfg->n_gid_mappings == 0)
+    return shim_error_plain (c->err, EINVAL, "linux.gidMappings: required with a new `user` namespace");
+  if (shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, 0, &h) < 0)
+    return shim_error_plain (c->err, EINVAL, "linux.uidMappings: the container's root (uid 0) is not mapped");
+  if (shim_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, 0, &h) < 0)
+    return shim_error_plain (c->err, EINVAL, "linux.gidMappings: the container's root group (gid 0) is not mapped");
+  if (shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, p->uid, &h) < 0)
+    return shim_error_plain (c->err, EINVAL, "process.user.uid: %u is not mapped by linux.uidMappings",
+                             (unsigned) p->uid);
+  if (shim_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, p->gid, &h) < 0)
+    return shim_error_plain (c->err, EINVAL, "process.user.gid: %u is not mapped by linux.gidMappings",
+                             (unsigned) p->gid);
+  for (i = 0; i < p->n_additional_gids; i++)
+    if (shim_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, p->additional_gids[i], &h) < 0)
+      return shim_error_plain (c->err, EINVAL, "process.user.additionalGids[%zu]: %u is not mapped by "
+                               "linux.gidMappings", i, (unsigned) p->additional_gids[i]);
+  return 0;
+}
+
 /* ---- document ---- */
 
 /* yajl_tree only says what is wrong; rerun the event parser (error path
@@ -1216,6 +1485,8 @@ shim_config_parse (const char *json, size_t len, const char *bundle, struct shim
     return shim_error_plain (err, EINVAL, "linux.namespaces: a `mount` namespace is required");
   if (cfg->hostname && shim_config_namespace (cfg, CLONE_NEWUTS) == NULL)
     return shim_error_plain (err, EINVAL, "hostname: needs a `uts` entry in linux.namespaces");
+  if (check_user_namespace (&c, cfg) < 0)
+    return -1;
   if (cfg->root_path[0] != '/')
     {
       char *abs = NULL;
@@ -1316,6 +1587,11 @@ shim_config_free (struct shim_config *c)
   free_strv (c->readonly_paths, c->n_readonly_paths);
   free_kv (c->sysctl, c->n_sysctl);
   shim_resources_free (&c->resources);
+  free (c->uid_mappings);
+  free (c->gid_mappings);
+  for (i = 0; i < c->n_devices; i++)
+    free (c->devices[i].path);
+  free (c->devices);
   free_kv (c->annotations, c->n_annotations);
   for (i = 0; i < HOOK_N_STAGES; i++)
     {
@@ -1397,6 +1673,7 @@ shim_resources_free (struct shim_resources *r)
   free (r->cpu_cpus);
   free (r->cpu_mems);
   free_kv (r->unified, r->n_unified);
+  free (r->devices);
   memset (r, 0, sizeof (*r));
 }
 

@@ -36,6 +36,41 @@ struct shim_mount
   bool is_bind;
 };
 
+/* One line of linux.uidMappings / gidMappings. */
+struct shim_idmap
+{
+  uint32_t container_id, host_id, size;
+};
+
+/* linux.devices[]: a node created in the container's /dev. */
+struct shim_device
+{
+  char *path;     /* absolute, inside the container */
+  char type;      /* 'c' (also for "u"), 'b' or 'p' */
+  uint32_t major, minor;
+  bool has_file_mode, has_uid, has_gid;
+  mode_t file_mode; /* permission bits only */
+  uint32_t uid, gid;
+};
+
+/* Access bits of a device rule, as the kernel's BPF_DEVCG_ACC_*. */
+enum
+{
+  SHIM_DEV_MKNOD = 1,
+  SHIM_DEV_READ = 2,
+  SHIM_DEV_WRITE = 4,
+};
+
+/* linux.resources.devices[]: one rule of the device cgroup. */
+struct shim_device_rule
+{
+  bool allow;
+  char type;      /* 'a', 'c' or 'b' */
+  int64_t major;  /* -1 = any */
+  int64_t minor;  /* -1 = any */
+  unsigned access; /* SHIM_DEV_* */
+};
+
 struct shim_namespace
 {
   int type;   /* CLONE_NEW* */
@@ -57,6 +92,9 @@ struct shim_resources
   uint16_t blkio_weight;
   struct shim_kv *unified;
   size_t n_unified;
+  bool has_devices; /* linux.resources.devices was given, even empty */
+  struct shim_device_rule *devices;
+  size_t n_devices;
 };
 
 /* process.capabilities as masks of 1 << CAP_*.  An absent set (or an absent
@@ -174,6 +212,12 @@ struct shim_config
   bool has_resources;
   struct shim_resources resources;
   struct shim_seccomp *seccomp; /* NULL: no filter */
+  struct shim_idmap *uid_mappings;
+  size_t n_uid_mappings;
+  struct shim_idmap *gid_mappings;
+  size_t n_gid_mappings;
+  struct shim_device *devices;
+  size_t n_devices;
   struct shim_kv *annotations;
   size_t n_annotations;
   struct shim_hook_list hooks[HOOK_N_STAGES];
@@ -221,6 +265,10 @@ cleanup_configp (struct shim_config **c)
 
 /* Lookups used by the setup code. */
 const struct shim_namespace *shim_config_namespace (const struct shim_config *c, int type);
+
+/* The host id that container id ID maps to through M (N lines): 0, or -1
+ * when it is not mapped. */
+int shim_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host);
 
 /* Parse one mount option list into flags/propagation/data; exposed for tests. */
 int shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,

@@ -27,6 +27,7 @@
 
 #include "rootfs.h"
 #include "security.h"
+#include "userns.h"
 #include "util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -203,7 +204,11 @@ apply_rlimits (const struct shim_process *p, shim_error_t *err)
 static int
 apply_user (const struct shim_process *p, shim_error_t *err)
 {
-  if (setgroups (p->n_additional_gids, p->additional_gids) < 0)
+  /* A user namespace whose setgroups is "deny" (written when the runtime
+   * is not root) refuses even an empty list: with none asked for there is
+   * nothing to set, as runc skips it there. */
+  if (setgroups (p->n_additional_gids, p->additional_gids) < 0
+      && !(errno == EPERM && p->n_additional_gids == 0))
     return shim_error_errno (err, "process.user.additionalGids: setgroups");
   if (setresgid (p->gid, p->gid, p->gid) < 0)
     return shim_error_errno (err, "process.user.gid: setresgid(%u)", (unsigned) p->gid);
@@ -241,12 +246,38 @@ write_oom_score_adj (int v, shim_error_t *err)
 }
 
 /* File descriptors the child inherits from the parent: one per namespace to
- * join (by config index), or -1. */
+ * join (by config index), or -1; and the namespaces it creates itself,
+ * inside a user namespace it joins (clone3 would make them the host's). */
 struct ns_fds
 {
   int *fds;
   size_t n;
+  int unshare_flags;
 };
+
+/* The user namespace first: the others joined or created after it belong
+ * to it, and the ids below mean its ids. */
+static int
+join_namespaces (const struct shim_config *cfg, const struct ns_fds *ns, shim_error_t *err)
+{
+  size_t i;
+  int pass;
+
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < ns->n; i++)
+      {
+        int type = cfg->namespaces[i].type;
+        if (ns->fds[i] < 0 || type == CLONE_NEWPID || (type == CLONE_NEWUSER) != (pass == 0))
+          continue;
+        if (setns (ns->fds[i], type) < 0)
+          return shim_error_errno (err, "linux.namespaces[%zu]: join `%s`", i, cfg->namespaces[i].path);
+        if (type == CLONE_NEWUSER && userns_become_root (err) < 0)
+          return -1;
+      }
+  if (ns->unshare_flags && unshare (ns->unshare_flags) < 0)
+    return shim_error_errno (err, "linux.namespaces: create the namespaces inside the joined user namespace");
+  return 0;
+}
 
 /* The process starts with no signal blocked or ignored. */
 static int
@@ -373,7 +404,6 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   const struct shim_namespace *net;
   cleanup_free char *exe = NULL;
   char *state_json = (char *) "";
-  size_t i;
 
   if (reset_signals (err) < 0)
     return -1;
@@ -388,10 +418,10 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (setsid () < 0)
     return shim_error_errno (err, "setsid");
 
-  for (i = 0; i < ns->n; i++)
-    if (ns->fds[i] >= 0 && cfg->namespaces[i].type != CLONE_NEWPID
-        && setns (ns->fds[i], cfg->namespaces[i].type) < 0)
-      return shim_error_errno (err, "linux.namespaces[%zu]: join `%s`", i, cfg->namespaces[i].path);
+  if (userns_wait_maps (sync_fd, cfg, err) < 0)
+    return -1;
+  if (join_namespaces (cfg, ns, err) < 0)
+    return -1;
 
   /* Still the host's /proc: the container's may not even be mounted. */
   if (p->has_oom_score_adj && write_oom_score_adj (p->oom_score_adj, err) < 0)
@@ -561,6 +591,8 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   cleanup_close int child_end = -1;
   cleanup_close int own_pid_ns = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
+  const struct shim_namespace *user = shim_config_namespace (cfg, CLONE_NEWUSER);
+  bool join_user = user != NULL && user->path != NULL;
   struct clone_args ca = { 0 };
   pid_t pid;
   size_t i;
@@ -573,8 +605,17 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   parent_end = sync[0];
   child_end = sync[1];
   for (i = 0; i < cfg->n_namespaces; i++)
-    if (cfg->namespaces[i].path == NULL)
-      ca.flags |= (uint64_t) cfg->namespaces[i].type;
+    {
+      int type = cfg->namespaces[i].type;
+      if (cfg->namespaces[i].path != NULL)
+        continue;
+      /* Made by unshare in the child, after it joined the user
+       * namespace: clone3 would make them the host's. */
+      if (join_user)
+        ns.unshare_flags |= type;
+      else
+        ca.flags |= (uint64_t) type;
+    }
 
   /* Joining a pid namespace only applies to children, so it is done here,
    * around the clone, and undone right after. */
@@ -607,7 +648,12 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   if (pid < 0)
     return shim_error_errno (err, "clone3");
   if (own_pid_ns >= 0 && setns (own_pid_ns, CLONE_NEWPID) < 0)
-    shim_error_errno (err, "return to the runtime's pid namespace");
+    {
+      shim_error_errno (err, "return to the runtime's pid namespace");
+      kill (pid, SIGKILL);
+    }
+  if (*err == NULL && userns_write_maps (pid, parent_end, cfg, err) < 0)
+    kill (pid, SIGKILL);
   close (steal_fd (&child_end));
 
   if (*err == NULL && converse (opts, pid, parent_end, out, err) == 0)

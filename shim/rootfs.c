@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -153,6 +154,29 @@ static const unsigned long REMOUNT_FLAGS =
     MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME
     | MS_STRICTATIME;
 
+/* The sysfs fallback: the host's /sys bound recursively on TARGET (an fd
+ * this takes over), M's ro/nosuid/nodev/noexec set on the whole tree: a
+ * bind remount would make only the top read-only and leave the host's
+ * /sys/fs/cgroup/... under it writable (seen in mountinfo). */
+static int
+bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t *err)
+{
+  cleanup_close int fd = target;
+  struct mount_attr attr = { 0 };
+
+  if (do_mount ("/sys", fd, m->destination, NULL, MS_BIND | MS_REC, NULL, err) < 0)
+    return -1;
+  close (fd);
+  fd = openat2_in_root (rootfd, m->destination, O_PATH, err);
+  if (fd < 0)
+    return -1;
+  attr.attr_set = (m->flags & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (m->flags & MS_NOSUID ? MOUNT_ATTR_NOSUID : 0)
+                  | (m->flags & MS_NODEV ? MOUNT_ATTR_NODEV : 0) | (m->flags & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
+  if (attr.attr_set && mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof (attr)) < 0)
+    return shim_error_errno (err, "set the options of `%s` on the host's /sys bound there", m->destination);
+  return 0;
+}
+
 static int
 mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *err)
 {
@@ -206,8 +230,28 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
   else
     {
       const char *source = m->source ? m->source : type;
-      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, err) < 0)
-        return shim_error_prefix (err, "mounts[%zu]", i);
+      shim_error_t tmp = NULL;
+      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, &tmp) < 0)
+        {
+          int e = tmp->status;
+          /* A fresh sysfs needs a network namespace of the user namespace
+           * (the kernel answers EPERM without one; runc falls back on EPERM
+           * and EBUSY): then the host's /sys, bound recursively, with the
+           * mount's own flags on top. */
+          if (strcmp (type, "sysfs") == 0 && (e == EPERM || e == EBUSY))
+            {
+              shim_error_release (&tmp);
+              if (bind_host_sys (rootfd, steal_fd (&target), m, err) < 0)
+                return shim_error_prefix (err, "mounts[%zu]", i);
+              return 0;
+            }
+          *err = tmp;
+          /* procfs in a user namespace wants a pid namespace of its own. */
+          if (strcmp (type, "proc") == 0 && e == EPERM && shim_config_namespace (cfg, CLONE_NEWUSER))
+            return shim_error_prefix (err, "mounts[%zu] (in a user namespace, /proc needs a `pid` entry in "
+                                      "linux.namespaces)", i);
+          return shim_error_prefix (err, "mounts[%zu]", i);
+        }
       close (target);
       target = openat2_in_root (rootfd, m->destination, O_PATH, err);
       if (target < 0)
@@ -258,11 +302,72 @@ mounts_host_dev (const struct shim_config *cfg)
   return false;
 }
 
-/* The nodes every container gets (runtime-spec "Default Devices").  Where
- * mknod is refused (9p answers ENXIO, a user namespace EPERM) the host's
- * node is bind-mounted onto an empty file instead. */
+/* Create the node PATH (absolute, inside the root): TYPE is S_IFCHR,
+ * S_IFBLK or S_IFIFO.  Where mknod is refused (9p answers ENXIO, a user
+ * namespace EPERM) the host's node of the same path is bind-mounted onto
+ * an empty file instead, as runc does; *bound says so (its owner and mode
+ * are then the host's).  An existing node is left alone: 1. */
 static int
-create_default_dev (int rootfd, shim_error_t *err)
+make_node (int rootfd, const char *path, mode_t type, dev_t dev, mode_t mode, bool *bound, shim_error_t *err)
+{
+  cleanup_free char *dir = strdup (path);
+  cleanup_close int dfd = -1;
+  cleanup_close int f = -1;
+  cleanup_close int target = -1;
+  const char *name;
+  char *slash;
+
+  *bound = false;
+  if (dir == NULL || (slash = strrchr (dir, '/')) == NULL)
+    return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", path);
+  *slash = '\0';
+  name = slash + 1;
+  if (*name == '\0' || strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+    return shim_error_plain (err, EINVAL, "`%s` does not name a file", path);
+  dfd = ensure_in_root (rootfd, *dir ? dir : "/", false, err);
+  if (dfd < 0)
+    return -1;
+  close (dfd);
+  dfd = openat2_in_root (rootfd, *dir ? dir : "/", O_RDONLY | O_DIRECTORY, err);
+  if (dfd < 0)
+    return -1;
+  if (mknodat (dfd, name, type | mode, dev) == 0)
+    {
+      /* mknod applies the umask; the mode asked for is exact. */
+      if (fchmodat (dfd, name, mode, 0) < 0)
+        return shim_error_errno (err, "chmod `%s`", path);
+      return 0;
+    }
+  if (errno == EEXIST)
+    return 1;
+  if (type == S_IFIFO || (errno != EPERM && errno != ENXIO && errno != EOPNOTSUPP))
+    return shim_error_errno (err, "mknod `%s`", path);
+  f = openat (dfd, name, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (f < 0)
+    return shim_error_errno (err, "create `%s`", path);
+  target = openat (dfd, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (target < 0)
+    return shim_error_errno (err, "open `%s`", path);
+  if (do_mount (path, target, path, NULL, MS_BIND, NULL, err) < 0)
+    return shim_error_prefix (err, "mknod refused, so bind the host's node");
+  *bound = true;
+  return 0;
+}
+
+static bool
+listed_device (const struct shim_config *cfg, const char *path)
+{
+  size_t i;
+  for (i = 0; i < cfg->n_devices; i++)
+    if (strcmp (cfg->devices[i].path, path) == 0)
+      return true;
+  return false;
+}
+
+/* The nodes every container gets (runtime-spec "Default Devices"), except
+ * those linux.devices gives itself (runc lets the config's win). */
+static int
+create_default_dev (int rootfd, const struct shim_config *cfg, shim_error_t *err)
 {
   cleanup_close int devfd = ensure_in_root (rootfd, "/dev", false, err);
   size_t i;
@@ -275,38 +380,52 @@ create_default_dev (int rootfd, shim_error_t *err)
     return -1;
   for (i = 0; i < sizeof (default_devices) / sizeof (default_devices[0]); i++)
     {
-      const char *name = default_devices[i].name;
-      dev_t dev = makedev (default_devices[i].major, default_devices[i].minor);
-      if (mknodat (devfd, name, S_IFCHR | 0666, dev) == 0)
-        {
-          if (fchmodat (devfd, name, 0666, 0) < 0)
-            return shim_error_errno (err, "chmod `/dev/%s`", name);
-          continue;
-        }
-      if (errno == EEXIST)
+      char path[64];
+      bool bound;
+      snprintf (path, sizeof (path), "/dev/%s", default_devices[i].name);
+      if (listed_device (cfg, path))
         continue;
-      if (errno == EPERM || errno == ENXIO || errno == EOPNOTSUPP)
-        {
-          cleanup_close int f = openat (devfd, name, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
-          cleanup_close int target = -1;
-          char host[64];
-          if (f < 0)
-            return shim_error_errno (err, "create `/dev/%s`", name);
-          target = openat (devfd, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-          if (target < 0)
-            return shim_error_errno (err, "open `/dev/%s`", name);
-          snprintf (host, sizeof (host), "/dev/%s", name);
-          if (do_mount (host, target, host, NULL, MS_BIND, NULL, err) < 0)
-            return -1;
-          continue;
-        }
-      return shim_error_errno (err, "mknod `/dev/%s`", name);
+      if (make_node (rootfd, path, S_IFCHR, makedev (default_devices[i].major, default_devices[i].minor), 0666,
+                     &bound, err)
+          < 0)
+        return -1;
     }
   for (i = 0; i < sizeof (default_symlinks) / sizeof (default_symlinks[0]); i++)
     if (symlinkat (default_symlinks[i].target, devfd, default_symlinks[i].name) < 0 && errno != EEXIST)
       return shim_error_errno (err, "symlink `/dev/%s`", default_symlinks[i].name);
   if (access ("/proc/kcore", F_OK) == 0 && symlinkat ("/proc/kcore", devfd, "core") < 0 && errno != EEXIST)
     return shim_error_errno (err, "symlink `/dev/core`");
+  return 0;
+}
+
+/* linux.devices: each node with its mode (0666 when not given, as runc)
+ * and owner (0:0, ids of the container). */
+static int
+create_config_devices (int rootfd, const struct shim_config *cfg, shim_error_t *err)
+{
+  size_t i;
+  for (i = 0; i < cfg->n_devices; i++)
+    {
+      const struct shim_device *d = &cfg->devices[i];
+      mode_t type = d->type == 'b' ? S_IFBLK : d->type == 'p' ? S_IFIFO : S_IFCHR;
+      mode_t mode = d->has_file_mode ? d->file_mode : 0666;
+      cleanup_close int fd = -1;
+      bool bound;
+      int r = make_node (rootfd, d->path, type, makedev (d->major, d->minor), mode, &bound, err);
+      if (r < 0)
+        return shim_error_prefix (err, "linux.devices[%zu]", i);
+      if (r > 0)
+        return shim_error_plain (err, EEXIST, "linux.devices[%zu]: `%s` already exists in the container", i,
+                                 d->path);
+      if (bound)
+        continue;
+      fd = openat2_in_root (rootfd, d->path, O_PATH | O_NOFOLLOW, err);
+      if (fd < 0)
+        return shim_error_prefix (err, "linux.devices[%zu]", i);
+      if (fchownat (fd, "", d->has_uid ? d->uid : 0, d->has_gid ? d->gid : 0, AT_EMPTY_PATH) < 0)
+        return shim_error_errno (err, "linux.devices[%zu]: chown `%s` to %u:%u", i, d->path,
+                                 (unsigned) (d->has_uid ? d->uid : 0), (unsigned) (d->has_gid ? d->gid : 0));
+    }
   return 0;
 }
 
@@ -355,7 +474,8 @@ rootfs_mount (const struct shim_config *cfg, shim_error_t *err)
   for (i = 0; i < cfg->n_mounts; i++)
     if (mount_one (rootfd, cfg, i, err) < 0)
       return -1;
-  if (!mounts_host_dev (cfg) && create_default_dev (rootfd, err) < 0)
+  /* Never mknod into the host's own /dev. */
+  if (!mounts_host_dev (cfg) && (create_default_dev (rootfd, cfg, err) < 0 || create_config_devices (rootfd, cfg, err) < 0))
     return -1;
   return 0;
 }
