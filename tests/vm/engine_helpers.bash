@@ -48,7 +48,7 @@ EOF
 EOF
   export CONTAINERS_CONF=$d/containers.conf
   export CONTAINERS_STORAGE_CONF=$d/storage.conf
-  PODMAN_POLICY=$d/policy.json
+  export PODMAN_POLICY=$d/policy.json
 }
 
 P() {
@@ -120,7 +120,7 @@ daemon_stop() {
 # /var/lib/containerd, state in /run/containerd.
 containerd_start() {
   mkdir -p "$ENGINE_DIR/containerd"
-  CONTAINERD_CONFIG=$ENGINE_DIR/containerd/config.toml
+  export CONTAINERD_CONFIG=$ENGINE_DIR/containerd/config.toml
   sed "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" "$ROOT_DIR/config/containerd/config.toml" >"$CONTAINERD_CONFIG"
   engine_tmpfs /var/lib/containerd
   daemon_start containerd "$ENGINE_DIR/containerd.log" \
@@ -133,9 +133,9 @@ C() {
   ctr --address "$CONTAINERD_SOCK" --namespace shimtest "$@"
 }
 
-# containerd_clean_namespace NS: every task killed and deleted, every
-# container, image and the namespace removed.
-containerd_clean_namespace() {
+# containerd_rm_containers NS: every task killed and deleted, every
+# container removed.
+containerd_rm_containers() {
   local ns=$1 id
   local c=(ctr --address "$CONTAINERD_SOCK" --namespace "$ns")
   for id in $("${c[@]}" tasks ls -q 2>/dev/null); do
@@ -145,6 +145,14 @@ containerd_clean_namespace() {
   for id in $("${c[@]}" containers ls -q 2>/dev/null); do
     "${c[@]}" containers delete "$id" >/dev/null 2>&1 || true
   done
+}
+
+# containerd_clean_namespace NS: its containers, images and the namespace
+# removed.
+containerd_clean_namespace() {
+  local ns=$1 id
+  local c=(ctr --address "$CONTAINERD_SOCK" --namespace "$ns")
+  containerd_rm_containers "$ns"
   for id in $("${c[@]}" images ls -q 2>/dev/null); do
     "${c[@]}" images rm "$id" >/dev/null 2>&1 || true
   done
@@ -174,7 +182,7 @@ containerd_stop() {
 # /var/lib/docker, vfs, no iptables, no bridge.
 dockerd_start() {
   mkdir -p "$ENGINE_DIR/docker"
-  DOCKERD_CONFIG=$ENGINE_DIR/docker/daemon.json
+  export DOCKERD_CONFIG=$ENGINE_DIR/docker/daemon.json
   jq --arg rt "$ENGINE_RUNTIME" '.runtimes.shim.path = $rt' "$ROOT_DIR/config/docker/daemon.json" >"$DOCKERD_CONFIG"
   engine_tmpfs /var/lib/docker
   daemon_start dockerd "$ENGINE_DIR/dockerd.log" \
