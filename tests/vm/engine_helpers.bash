@@ -169,7 +169,7 @@ containerd_stop() {
     done
   fi
   daemon_stop containerd
-  for pid in $(pgrep -x containerd-shim-runc-v2 || pgrep -f containerd-shim-runc-v2 || true); do
+  for pid in $(pgrep -f containerd-shim-runc-v2 || true); do
     if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK"; then
       echo "containerd shim $pid left behind: killed" >&2
       kill -KILL "$pid" 2>/dev/null || true
