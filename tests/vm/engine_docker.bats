@@ -110,3 +110,17 @@ teardown() {
   echo "docker inspect: $output"
   [ "$output" = "false 137" ]
 }
+
+# Docker sets OOMKilled from containerd's /tasks/oom, which the runc v2 shim
+# publishes for any OOM kill counted in the container cgroup's memory.events.
+# With runc a child killed while init goes on gives "true 0": OOMKilled,
+# yet the container exited 0.  shim sets memory.oom.group=1, so the kill
+# takes the whole container: OOMKilled and 137, consistent.
+@test "docker: a child hitting the limit takes the container: OOMKilled=true, exit code 137" {
+  run drun --name child --memory 64m --memory-swap 64m "$ENGINE_IMAGE" \
+    /bin/sh -c '/bin/memhog -s 8 -n 256; echo "init survived: memhog status $?"; exit 0'
+  echo "$output"
+  run D inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' child
+  echo "docker inspect: $output"
+  [ "$output" = "true 137" ]
+}
