@@ -17,7 +17,7 @@ ENGINE_RUNTIME=$here/runtime-logger.sh
 . "$here/helpers.bash"
 # shellcheck source=engine_helpers.bash
 . "$here/engine_helpers.bash"
-mkdir -p "$ENGINE_DIR"
+engine_setup
 LOG=/tmp/runtime-argv.log
 cd "$BATS_FILE_TMPDIR" || exit 1
 
@@ -51,7 +51,7 @@ podman_argv() {
   step P rm b
   step P "${r[@]}" --rm --memory 64m --memory-swap 64m "$ENGINE_IMAGE" /bin/memhog -s 8 -n 256
   sed 's/^\[/podman [/' "$LOG"
-  podman_teardown
+  engine_teardown
 }
 
 containerd_argv() {
@@ -84,8 +84,7 @@ containerd_argv() {
   step C containers delete c
   step C "${r[@]}" --rm --memory-limit 67108864 "$ENGINE_IMAGE" hog /bin/memhog -s 8 -n 256
   sed 's/^\[/containerd [/' "$LOG"
-  containerd_stop
-  engine_unmount
+  engine_teardown
 }
 
 docker_argv() {
@@ -121,9 +120,7 @@ docker_argv() {
   step D rm cb
   step D "${r[@]}" --rm --memory 64m --memory-swap 64m "$ENGINE_IMAGE" /bin/memhog -s 8 -n 256
   sed 's/^\[/docker [/' "$LOG"
-  dockerd_stop
-  containerd_stop
-  engine_unmount
+  engine_teardown
 }
 
 [ $# -gt 0 ] || set -- podman containerd docker

@@ -17,6 +17,7 @@ crun_() {
 
 setup_file() {
   require_cgroup2_memory
+  engine_setup
   podman_configure
   engine_image --archive
   podman_teardown
@@ -25,10 +26,7 @@ setup_file() {
 }
 
 teardown_file() {
-  containerd_stop
-  engine_unmount
-  engine_remove_cgroups shimtest
-  engine_assert_clean
+  engine_teardown
 }
 
 setup() {

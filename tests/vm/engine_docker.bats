@@ -16,6 +16,7 @@ drun() {
 
 setup_file() {
   require_cgroup2_memory
+  engine_setup
   podman_configure
   engine_image --archive
   podman_teardown
@@ -25,11 +26,7 @@ setup_file() {
 }
 
 teardown_file() {
-  dockerd_stop
-  containerd_stop
-  engine_unmount
-  engine_remove_cgroups docker
-  engine_assert_clean
+  engine_teardown
 }
 
 setup() {

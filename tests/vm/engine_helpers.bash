@@ -27,6 +27,40 @@ DOCKER_CLI=/usr/bin/docker
 CONTAINERD_SOCK=/run/containerd/containerd.sock
 DOCKER_SOCK=/run/docker.sock
 
+# --- the suite ---------------------------------------------------------------------
+# engine_setup: from setup_file, before anything else: $ENGINE_DIR, and the
+# cgroups that exist before the engines run (engine_teardown removes any
+# other).
+engine_setup() {
+  mkdir -p "$ENGINE_DIR"
+  find "$CGROOT" -mindepth 1 -maxdepth 1 -type d | sort >"$ENGINE_DIR/cgroups.before"
+}
+
+# engine_teardown: from teardown_file: dockerd, containerd (and its shims),
+# podman's containers and images, the tmpfs mounts, the daemons' state
+# dirs and every cgroup made since engine_setup (/shimtest for ctr,
+# /docker, /libpod_parent, ...) are gone; fails naming what is left.
+engine_teardown() {
+  local rc=0 d new=()
+  dockerd_stop
+  containerd_stop
+  podman_teardown
+  engine_unmount
+  if ! findmnt -rn -o TARGET | grep -q '^/run/\(containerd\|docker\)\(/\|$\)'; then
+    rm -rf /run/containerd /run/docker /run/docker.sock /run/docker.pid
+  fi
+  rmdir /var/lib/containerd /var/lib/docker 2>/dev/null || true
+  if [ -s "$ENGINE_DIR/cgroups.before" ]; then
+    while read -r d; do
+      new+=("${d#"$CGROOT"/}")
+    done < <(find "$CGROOT" -mindepth 1 -maxdepth 1 -type d | sort | comm -13 "$ENGINE_DIR/cgroups.before" -)
+    [ ${#new[@]} -eq 0 ] || engine_remove_cgroups "${new[@]}" || rc=1
+  fi
+  engine_assert_clean || rc=1
+  [ $rc -eq 0 ] || engine_dump_logs
+  return $rc
+}
+
 # --- podman ----------------------------------------------------------------------
 # podman 4.3 from config/podman/containers.conf (the runtime "shim", made
 # the default there) plus storage.conf (vfs: overlay on the VM's overlay
@@ -64,10 +98,11 @@ engine_image() {
   fi
 }
 
+# podman_teardown: every container and image of this file's storage gone.
 podman_teardown() {
+  [ -n "${CONTAINERS_STORAGE_CONF:-}" ] || return 0
   P rm --all --force >/dev/null 2>&1 || true
   P rmi --all --force >/dev/null 2>&1 || true
-  engine_remove_cgroups libpod_parent
 }
 
 # --- daemons ------------------------------------------------------------------------

@@ -13,13 +13,13 @@ load engine_helpers
 
 setup_file() {
   require_cgroup2_memory
+  engine_setup
   podman_configure
   engine_image
 }
 
 teardown_file() {
-  podman_teardown
-  engine_assert_clean
+  engine_teardown
 }
 
 setup() {
