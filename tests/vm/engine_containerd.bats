@@ -56,7 +56,11 @@ teardown() {
   wait "$EVENTS_PID" 2>/dev/null || true
   echo "--- ctr events:" >&2
   cat "$EVENTS" >&2
+  local ids
+  ids=$(C containers ls -q)
   containerd_rm_containers shimtest
+  # shellcheck disable=SC2086
+  assert_no_runtime_state /run/containerd/runc/shimtest $ids
   local left
   left=$(find "$CGROOT/shimtest" -mindepth 1 -type d 2>/dev/null)
   if [ -n "$left" ]; then
@@ -86,6 +90,7 @@ teardown() {
   engine_wait_for_text "$EVENTS" '/tasks/exit {"container_id":"hello"'
   grep -F '/tasks/exit {"container_id":"hello"' "$EVENTS" | grep -F '"exit_status":3'
   [ -z "$(C containers ls -q)" ]
+  assert_no_runtime_state /run/containerd/runc/shimtest hello
 }
 
 @test "ctr run -d, task exec, task kill -s SIGKILL: /tasks/exit 137 and no /tasks/oom" {

@@ -35,8 +35,11 @@ setup() {
 
 teardown() {
   local ids
-  ids=$(D ps -aq)
+  ids=$(D ps -aq --no-trunc)
+  # shellcheck disable=SC2086
   [ -z "$ids" ] || D rm --force $ids >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  assert_no_runtime_state /run/docker/runtime-runc/moby $ids
   local left
   left=$(find "$CGROOT/docker" -mindepth 1 -type d 2>/dev/null)
   if [ -n "$left" ]; then
@@ -85,6 +88,7 @@ teardown() {
   run D rm svc
   [ "$status" -eq 0 ]
   [ ! -e "$CGROOT/docker/$id" ]
+  assert_no_runtime_state /run/docker/runtime-runc/moby "$id"
 }
 
 @test "docker: a memory hog is OOMKilled=true, exit code 137" {

@@ -50,7 +50,7 @@ engine_teardown() {
     rm -rf /run/containerd /run/docker /run/docker.sock /run/docker.pid
   fi
   rmdir /var/lib/containerd /var/lib/docker 2>/dev/null || true
-  if [ -s "$ENGINE_DIR/cgroups.before" ]; then
+  if [ -e "$ENGINE_DIR/cgroups.before" ]; then
     while read -r d; do
       new+=("${d#"$CGROOT"/}")
     done < <(find "$CGROOT" -mindepth 1 -maxdepth 1 -type d | sort | comm -13 "$ENGINE_DIR/cgroups.before" -)
@@ -86,7 +86,7 @@ EOF
 }
 
 P() {
-  podman --cgroup-manager cgroupfs --events-backend file "$@"
+  podman --cgroup-manager cgroupfs --events-backend file --tmpdir "$ENGINE_DIR/podman/tmp" "$@"
 }
 
 # engine_image: the local image, once per file: podman imports a tarball of
@@ -291,6 +291,21 @@ engine_assert_clean() {
     pgrep -a -f 'containerd|dockerd|conmon' >&2
     bad=1
   fi
+  return $bad
+}
+
+# assert_no_runtime_state ROOT ID...: after the engine removed containers
+# ID..., the runtime kept no state for them under its --root ROOT (podman
+# passes no --root: the runtime's default, /run/shim or /run/runc).
+assert_no_runtime_state() {
+  local root=$1 id bad=0
+  shift
+  for id in "$@"; do
+    if [ -e "$root/$id" ]; then
+      echo "runtime state left behind: $root/$id" >&2
+      bad=1
+    fi
+  done
   return $bad
 }
 

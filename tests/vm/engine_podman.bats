@@ -29,7 +29,13 @@ setup() {
 }
 
 teardown() {
+  local ids
+  ids=$(P ps -aq --no-trunc)
   P rm --all --force >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  assert_no_runtime_state /run/shim $ids
+  # shellcheck disable=SC2086
+  assert_no_runtime_state /run/runc $ids
   if ls -d "$CGROOT"/libpod_parent/libpod-* >/dev/null 2>&1; then
     echo "container cgroups left behind:" "$CGROOT"/libpod_parent/libpod-* >&2
     return 1
@@ -87,6 +93,8 @@ teardown() {
   run P inspect svc
   [ "$status" -ne 0 ]
   [ ! -e "$CGROOT/libpod_parent/libpod-$id" ]
+  assert_no_runtime_state /run/shim "$id"
+  assert_no_runtime_state /run/runc "$id"
 }
 
 @test "podman: a memory hog is OOMKilled=true, exit code 137" {
