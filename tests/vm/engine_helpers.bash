@@ -92,9 +92,10 @@ P() {
 # engine_image: the local image, once per file: podman imports a tarball of
 # examples/rootfs and saves it as a docker-archive for containerd and dockerd.
 engine_image() {
-  tar -C "$ROOTFS" -c . | P import --signature-policy "$PODMAN_POLICY" - "$ENGINE_IMAGE" >/dev/null
+  tar -C "$ROOTFS" -c . | P import --quiet --signature-policy "$PODMAN_POLICY" - "$ENGINE_IMAGE" >/dev/null
   if [ "${1:-}" = --archive ]; then
-    P save --format docker-archive -o "$ENGINE_IMAGE_TAR" "$ENGINE_IMAGE"
+    rm -f "$ENGINE_IMAGE_TAR"
+    P save --quiet --format docker-archive -o "$ENGINE_IMAGE_TAR" "$ENGINE_IMAGE"
   fi
 }
 
