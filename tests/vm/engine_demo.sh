@@ -28,8 +28,8 @@ show() {
   D) w[0]=docker ;;
   *) ;;
   esac
-  local a line='$'
-  for a in "${w[@]}"; do
+  local a line="\$ ${w[0]}"
+  for a in "${w[@]:1}"; do
     case $a in
     *[!A-Za-z0-9_./:=,@+-]*) line="$line '$a'" ;;
     *) line="$line $a" ;;
