@@ -5,7 +5,8 @@
 #
 # One line per call is appended to $RUNTIME_LOGGER_FILE (default
 # /tmp/runtime-argv.log): the caller's command name, then every argument
-# quoted as the shell would ("%s" of printf %q-like words).  The real
+# quoted as the shell would, then (after a tab and #) its cwd, where its
+# stdin, stdout and stderr point, and the names of its environment.  The real
 # runtime is $RUNTIME_LOGGER_EXEC (default /usr/sbin/runc).
 #
 # Engines do not all pass their environment down to the runtime (conmon,
@@ -21,6 +22,17 @@ for a in "$@"; do
 	*) line="$line $a" ;;
 	esac
 done
+# What the call inherits: cwd, stdin/stdout/stderr, and the names of its
+# environment variables, after a tab (RUNTIME_LOGGER_CONTEXT=0: argv only).
+if [ "${RUNTIME_LOGGER_CONTEXT:-1}" = 1 ]; then
+	ctx="cwd=$(pwd)"
+	for fd in 0 1 2; do
+		t=$(readlink "/proc/$$/fd/$fd" 2>/dev/null || echo closed)
+		ctx="$ctx fd$fd=$t"
+	done
+	ctx="$ctx env=$(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' | grep -v -e '^RUNTIME_LOGGER_' -e '^_$' -e '^SHLVL$' -e '^OLDPWD$' -e '^PWD$' | sort | paste -sd, -)"
+	line="$line	# $ctx"
+fi
 # One write per line: concurrent calls do not interleave within a line.
 printf '%s\n' "$line" >>"$log"
 exec "$real" "$@"
