@@ -10,6 +10,7 @@
 # engine and the calling process.  The results are in ENGINE_ARGV.md.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # read by helpers.bash
 BATS_TEST_DIRNAME=$here
 BATS_FILE_TMPDIR=$(mktemp -d /tmp/engine-argv.XXXXXX)
 ENGINE_RUNTIME=$here/runtime-logger.sh

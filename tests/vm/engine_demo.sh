@@ -10,6 +10,7 @@
 # setup as the engine suites (engine_helpers.bash).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # read by helpers.bash
 BATS_TEST_DIRNAME=$here
 BATS_FILE_TMPDIR=$(mktemp -d /tmp/engine-demo.XXXXXX)
 # shellcheck source=helpers.bash

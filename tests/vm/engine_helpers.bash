@@ -117,9 +117,9 @@ engine_tmpfs() {
 
 # wait_for_cmd TENTHS CMD...: until CMD succeeds (TCG: daemons take seconds).
 wait_for_cmd() {
-  local n=$1 i
+  local n=$1 _
   shift
-  for i in $(seq 1 "$n"); do
+  for _ in $(seq 1 "$n"); do
     "$@" >/dev/null 2>&1 && return 0
     sleep 0.1
   done
@@ -138,11 +138,11 @@ daemon_start() {
 
 # daemon_stop NAME: TERM, then KILL after 20 s; waits for it to be gone.
 daemon_stop() {
-  local f=$ENGINE_DIR/$1.pid pid i
+  local f=$ENGINE_DIR/$1.pid pid _
   [ -s "$f" ] || return 0
   pid=$(cat "$f")
   kill -TERM "$pid" 2>/dev/null || { rm -f "$f"; return 0; }
-  for i in $(seq 1 200); do
+  for _ in $(seq 1 200); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
@@ -235,7 +235,9 @@ D() {
 
 dockerd_stop() {
   if [ -s "$ENGINE_DIR/dockerd.pid" ]; then
+    # shellcheck disable=SC2046 # one word per id
     D rm --force $(D ps -aq 2>/dev/null) >/dev/null 2>&1 || true
+    # shellcheck disable=SC2046
     D rmi --force $(D images -q 2>/dev/null) >/dev/null 2>&1 || true
   fi
   daemon_stop dockerd
@@ -320,10 +322,11 @@ engine_dump_logs() {
   done
 }
 
-# wait_for_text FILE TEXT [TENTHS]: until FILE contains TEXT (a fixed string).
+# engine_wait_for_text FILE TEXT [TENTHS]: until FILE contains TEXT (a
+# fixed string; default 30 s).
 engine_wait_for_text() {
-  local i
-  for i in $(seq 1 "${3:-300}"); do
+  local _
+  for _ in $(seq 1 "${3:-300}"); do
     grep -qF -- "$2" "$1" 2>/dev/null && return 0
     sleep 0.1
   done

@@ -25,7 +25,7 @@ teardown_file() {
 setup() {
   require_cgroup2_memory
   # conmon 2.1.6 writes an `oom` file into its working directory.
-  cd "$BATS_TEST_TMPDIR"
+  cd "$BATS_TEST_TMPDIR" || return 1
 }
 
 teardown() {
