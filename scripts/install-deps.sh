@@ -4,7 +4,7 @@ set -eu
 pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev
       busybox-static bats jq iproute2 util-linux procps
       qemu-system-x86 cpio gzip xz-utils kmod
-      runc crun podman conmon golang-github-containers-common"
+      runc crun podman conmon golang-github-containers-common containerd docker.io"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
@@ -15,5 +15,15 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# containerd and docker.io are only run by the tests, inside the VM: their
+# maintainer scripts must not start the daemons on this host.  Where no
+# policy-rc.d says otherwise, one that denies every start is in place for
+# the install only.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# install-deps.sh: no service starts (removed after the install)\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+  $SUDO chmod 0755 "$policy"
+  trap '$SUDO rm -f "$policy"' EXIT
+fi
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
