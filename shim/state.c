@@ -37,11 +37,11 @@ state_create (const char *root, const char *id, shim_error_t *err)
   cleanup_close int rootfd = -1;
   int fd;
 
-  if (mkdir (root, 0700) < 0 && errno != EEXIST)
-    return shim_error_errno (err, "create the state root `%s`", root);
-  rootfd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  /* containerd passes --root /run/containerd/runc/NAMESPACE and leaves
+   * the parents to the runtime, as runc creates them. */
+  rootfd = mkdir_all (root, 0700, err);
   if (rootfd < 0)
-    return shim_error_errno (err, "open the state root `%s`", root);
+    return shim_error_prefix (err, "the state root");
   if (mkdirat (rootfd, id, 0700) < 0)
     {
       if (errno == EEXIST)

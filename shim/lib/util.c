@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int
@@ -149,4 +150,31 @@ parse_u64 (const char *s, uint64_t *out)
     return -1;
   *out = v;
   return 0;
+}
+
+int
+mkdir_all (const char *path, mode_t mode, shim_error_t *err)
+{
+  cleanup_free char *dup = strdup (path);
+  cleanup_close int dirfd = -1;
+  char *comp, *save = NULL;
+
+  if (dup == NULL)
+    return shim_error_errno (err, "`%s`", path);
+  dirfd = open (path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return shim_error_errno (err, "open `%s`", path[0] == '/' ? "/" : ".");
+  /* One component at a time from a directory fd: no path is resolved twice. */
+  for (comp = strtok_r (dup, "/", &save); comp; comp = strtok_r (NULL, "/", &save))
+    {
+      int next;
+      if (mkdirat (dirfd, comp, mode) < 0 && errno != EEXIST)
+        return shim_error_errno (err, "create `%s` (at `%s`)", path, comp);
+      next = openat (dirfd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (next < 0)
+        return shim_error_errno (err, "open `%s` (at `%s`)", path, comp);
+      close (dirfd);
+      dirfd = next;
+    }
+  return steal_fd (&dirfd);
 }

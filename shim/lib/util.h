@@ -73,6 +73,10 @@ int write_file_at (int dirfd, const char *name, const char *data, size_t len, sh
 int write_file_atomic_at (int dirfd, const char *name, const char *data, size_t len, mode_t mode,
                           shim_error_t *err);
 
+/* Open the directory PATH, creating it and any missing parent with MODE
+ * (mkdir -p, as runc does for --root).  Returns an O_DIRECTORY fd or -1. */
+int mkdir_all (const char *path, mode_t mode, shim_error_t *err);
+
 /* Strict decimal parse of a whole string (surrounding whitespace allowed). */
 int parse_u64 (const char *s, uint64_t *out);
 int parse_i64 (const char *s, int64_t *out);

@@ -12,6 +12,10 @@ load helpers
 setup() {
 	shim_setup
 	cfg '.linux.devices = [{path: "/dev/kmsg", type: "c", major: 1, minor: 11}]'
+	# Reading /dev/kmsg also needs CAP_SYSLOG (Debian sets
+	# kernel.dmesg_restrict=1), and the container has no capability it is
+	# not granted: without it every read open is EPERM, program or not.
+	cfg '.process.capabilities = {bounding: ["CAP_SYSLOG"], effective: ["CAP_SYSLOG"], permitted: ["CAP_SYSLOG"]}'
 }
 
 # try: open /dev/kmsg for writing, reading, both; then /dev/null, /dev/zero.
