@@ -926,6 +926,10 @@ parse_res_blkio (struct ctx *c, yajl_val v, const char *path, void *target)
     return type_error (c, path, "object", v);
   if (res_u64 (c, v, path, "weight", &r->has_blkio_weight, &w) < 0)
     return -1;
+  /* 0 is "not set": Docker sends it for every container, and runc
+   * writes no io.weight for it. */
+  if (r->has_blkio_weight && w == 0)
+    r->has_blkio_weight = false;
   if (r->has_blkio_weight && (w < 10 || w > 1000))
     return shim_error_plain (c->err, ERANGE, "%s.weight: %" PRIu64 " is outside 10..1000", path, w);
   r->blkio_weight = (uint16_t) w;

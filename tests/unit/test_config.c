@@ -401,6 +401,22 @@ test_resources (void)
     }
 }
 
+/* Docker sends blockIO.weight 0 for every container: "not set", as runc
+ * reads it. */
+static void
+test_blkio_weight_zero (void)
+{
+  const char *json = "{\"ociVersion\": \"1.0.2\", \"root\": {\"path\": \"rootfs\"},"
+                     " \"process\": {\"args\": [\"/bin/true\"], \"cwd\": \"/\"},"
+                     " \"linux\": {\"namespaces\": [{\"type\": \"mount\"}],"
+                     " \"resources\": {\"blockIO\": {\"weight\": 0}}}}";
+  cleanup_config struct shim_config *c = parse_str (json, NULL);
+
+  ok (c != NULL, "blockIO.weight 0 parses");
+  if (c)
+    ok (!c->resources.has_blkio_weight, "blockIO.weight 0 is not set");
+}
+
 static void
 test_warnings (void)
 {
@@ -677,6 +693,7 @@ main (void)
   test_full ();
   test_defaults ();
   test_terminal ();
+  test_blkio_weight_zero ();
   test_root_paths ();
   test_resources ();
   test_warnings ();
