@@ -252,6 +252,14 @@ void shim_resources_free (struct shim_resources *r);
  * last. */
 const char *shim_mount_option_name (size_t i);
 
+/* For `features`: the i-th seccomp action, comparison operator and filter
+ * flag name config.json may use, NULL past the last.  An architecture name
+ * of the runtime-spec is accepted when shim_seccomp_arch_known() says so. */
+const char *shim_seccomp_action_name (size_t i);
+const char *shim_seccomp_op_name (size_t i);
+const char *shim_seccomp_flag_name (size_t i);
+bool shim_seccomp_arch_known (const char *spec_name);
+
 /* "prestart", "createRuntime", ... */
 const char *shim_hook_stage_name (enum shim_hook_stage s);
 

@@ -304,7 +304,27 @@ parse_seccomp_syscalls (struct ctx *c, yajl_val v, const char *path, struct shim
   return 0;
 }
 
-/* "SCMP_ARCH_X86_64" → libseccomp's "x86_64". */
+/* "SCMP_ARCH_X86_64" → libseccomp's "x86_64" → its value; 0 if unknown. */
+static uint32_t
+spec_arch_resolve (const char *name)
+{
+  char lower[32];
+  size_t k;
+
+  if (strncmp (name, "SCMP_ARCH_", 10) != 0 || strlen (name + 10) >= sizeof (lower))
+    return 0;
+  for (k = 0; name[10 + k]; k++)
+    lower[k] = (char) (name[10 + k] >= 'A' && name[10 + k] <= 'Z' ? name[10 + k] - 'A' + 'a' : name[10 + k]);
+  lower[k] = '\0';
+  return seccomp_arch_resolve_name (lower);
+}
+
+bool
+shim_seccomp_arch_known (const char *spec_name)
+{
+  return spec_arch_resolve (spec_name) != 0;
+}
+
 static int
 parse_seccomp_arches (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
 {
@@ -319,21 +339,11 @@ parse_seccomp_arches (struct ctx *c, yajl_val v, const char *path, struct shim_s
     {
       yajl_val e = v->u.array.values[i];
       cleanup_free char *ep = path_index (path, i);
-      char lower[32];
-      uint32_t arch = 0;
-      size_t k;
+      uint32_t arch;
 
       if (!YAJL_IS_STRING (e))
         return type_error (c, ep, "string", e);
-      if (strncmp (e->u.string, "SCMP_ARCH_", 10) == 0 && strlen (e->u.string + 10) < sizeof (lower))
-        {
-          for (k = 0; e->u.string[10 + k]; k++)
-            lower[k] = (char) (e->u.string[10 + k] >= 'A' && e->u.string[10 + k] <= 'Z'
-                                   ? e->u.string[10 + k] - 'A' + 'a'
-                                   : e->u.string[10 + k]);
-          lower[k] = '\0';
-          arch = seccomp_arch_resolve_name (lower);
-        }
+      arch = spec_arch_resolve (e->u.string);
       if (arch == 0)
         return shim_error_plain (c->err, EINVAL, "%s: unknown architecture \"%s\"", ep, e->u.string);
       s->architectures[s->n_architectures++] = arch;
@@ -448,4 +458,22 @@ seccomp_config_free (struct shim_seccomp *s)
   free (s->listener_path);
   free (s->listener_metadata);
   free (s);
+}
+
+const char *
+shim_seccomp_action_name (size_t i)
+{
+  return i < N_ELEMS (seccomp_actions) ? seccomp_actions[i].name : NULL;
+}
+
+const char *
+shim_seccomp_op_name (size_t i)
+{
+  return i < N_ELEMS (seccomp_ops) ? seccomp_ops[i].name : NULL;
+}
+
+const char *
+shim_seccomp_flag_name (size_t i)
+{
+  return i < N_ELEMS (seccomp_flags) ? seccomp_flags[i].name : NULL;
 }
