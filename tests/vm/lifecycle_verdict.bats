@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# The verdict when shim is not init's parent: `create` + `start` as the
+# engines call them, then `state`, `events`, podman's <bundle>/oom marker
+# and `delete`.  The container's death is only known through the watcher
+# that `create` armed and the signals `kill` recorded.
+
+load helpers
+
+setup() {
+  require_cgroup2_memory
+  S=$BATS_TEST_TMPDIR/state
+  EVENTS_PID=
+}
+
+teardown() {
+  [ -z "$EVENTS_PID" ] || kill "$EVENTS_PID" 2>/dev/null || true
+  "$SHIM" --root "$S" delete --force "$ID" 2>/dev/null || true
+}
+
+# lc_create ID: `create` with a pid file, as podman does.
+lc_create() {
+  ID=$1
+  "$SHIM" --root "$S" create --bundle "$BUNDLE" --pid-file "$BATS_TEST_TMPDIR/pid" "$ID"
+  [ "$(state_field .status)" = created ]
+}
+
+state_field() {
+  "$SHIM" --root "$S" state "$ID" | jq -r "$1"
+}
+
+annotation() {
+  state_field ".annotations[\"$1\"]"
+}
+
+# wait_stopped: bounded; init is an orphan once create exited.
+wait_stopped() {
+  local i
+  for i in $(seq 1 600); do
+    [ "$(state_field .status)" = stopped ] && return 0
+    sleep 0.1
+  done
+  echo "container $ID never stopped: $(state_field .status)" >&2
+  return 1
+}
+
+@test "create/start of a memory hog: state says OOMKilled, events says oom, <bundle>/oom exists" {
+  make_bundle memhog
+  lc_create lc-hog
+  [ ! -e "$BUNDLE/oom" ]
+  "$SHIM" --root "$S" events "$ID" >"$BATS_TEST_TMPDIR/events" &
+  EVENTS_PID=$!
+  "$SHIM" --root "$S" start "$ID"
+  wait_stopped
+  # events ends by itself when the cgroup empties.
+  wait "$EVENTS_PID"
+  EVENTS_PID=
+  grep -qx '{"type":"oom","id":"lc-hog"}' "$BATS_TEST_TMPDIR/events"
+  [ "$(annotation io.github.shim.reason)" = OOMKilled ]
+  [ "$(annotation io.github.shim.oom-killed)" = true ]
+  verdict=$(annotation io.github.shim.verdict)
+  [ "$(v .oom.scope)" = container ]
+  [ "$(v .memory_limit)" = 67108864 ]
+  [ "$(v .killed_by)" = null ]
+  [ -e "$BUNDLE/oom" ]
+  "$SHIM" --root "$S" delete "$ID"
+  assert_no_leftovers "$ID"
+}
+
+@test "shim kill KILL of a running container: Killed by the runtime, no oom event, no <bundle>/oom" {
+  make_bundle sleeper
+  lc_create lc-kill
+  "$SHIM" --root "$S" events "$ID" >"$BATS_TEST_TMPDIR/events" &
+  EVENTS_PID=$!
+  "$SHIM" --root "$S" start "$ID"
+  [ "$(state_field .status)" = running ]
+  "$SHIM" --root "$S" kill "$ID" KILL
+  wait_stopped
+  wait "$EVENTS_PID"
+  EVENTS_PID=
+  ! grep -q '"type":"oom"' "$BATS_TEST_TMPDIR/events"
+  [ "$(annotation io.github.shim.reason)" = Killed ]
+  [ "$(annotation io.github.shim.oom-killed)" = false ]
+  verdict=$(annotation io.github.shim.verdict)
+  [ "$(v .killed_by)" = runtime ]
+  [ ! -e "$BUNDLE/oom" ]
+  "$SHIM" --root "$S" delete "$ID"
+  assert_no_leftovers "$ID"
+}
+
+@test "kill -9 from outside after create/start: not OOMKilled, and the verdict says the exit status was not known" {
+  make_bundle sleeper
+  lc_create lc-outside
+  "$SHIM" --root "$S" start "$ID"
+  kill -9 "$(cat "$BATS_TEST_TMPDIR/pid")"
+  wait_stopped
+  [ "$(annotation io.github.shim.oom-killed)" = false ]
+  [ "$(annotation io.github.shim.reason)" != OOMKilled ]
+  verdict=$(annotation io.github.shim.verdict)
+  [[ "$(v .message)" == *"not known"* ]]
+  [ ! -e "$BUNDLE/oom" ]
+  "$SHIM" --root "$S" delete "$ID"
+  assert_no_leftovers "$ID"
+}
+
+@test "the watcher outlives a removed cgroup: delete after the cgroup is gone still has the verdict" {
+  make_bundle memhog
+  lc_create lc-gone
+  "$SHIM" --root "$S" start "$ID"
+  wait_stopped
+  # What systemd or an engine may do before anyone asks.
+  cg=$(jq -r .cgroup_path "$S/$ID/state.json" 2>/dev/null || true)
+  [ -n "$cg" ] && [ "$cg" != null ]
+  rmdir "$CGROOT$cg"
+  [ "$(annotation io.github.shim.reason)" = OOMKilled ]
+  "$SHIM" --root "$S" delete "$ID"
+  assert_no_leftovers "$ID"
+}
