@@ -170,7 +170,7 @@ write_record (struct watch *w, bool ended)
 {
   shim_error_t tmp = NULL;
 
-  if (watch_record_write (w->cfd, HOOK_RECORD, &w->m, ended, &tmp) < 0)
+  if (watch_record_write (w->cfd, HOOK_RECORD, &w->m, ended, NULL, &tmp) < 0)
     shim_error_release (&tmp);
   w->written_local = w->m.last.events_local;
   w->written_tree = w->m.last.events;
@@ -370,7 +370,7 @@ spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, shim_error_t *e
   w.cg_events_fd = cg_events_fd;
   /* The record exists before the container runs: one that dies at once
    * still has its baseline. */
-  if (watch_record_write (cfd, HOOK_RECORD, &w.m, false, err) < 0)
+  if (watch_record_write (cfd, HOOK_RECORD, &w.m, false, NULL, err) < 0)
     goto out;
   w.written_local = w.m.baseline.events_local;
   w.written_tree = w.m.baseline.events;

@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,7 +42,8 @@ gen_snap (yajl_gen g, const char *key, bool have, const struct cg_snapshot *s, s
 }
 
 int
-watch_record_write (int dirfd, const char *name, const struct monitor *m, bool ended, shim_error_t *err)
+watch_record_write (int dirfd, const char *name, const struct monitor *m, bool ended, const int *status,
+                    shim_error_t *err)
 {
   __attribute__ ((cleanup (cleanup_yajl_genp))) yajl_gen g = yajl_gen_alloc (NULL);
   const unsigned char *buf;
@@ -51,7 +55,9 @@ watch_record_write (int dirfd, const char *name, const struct monitor *m, bool e
       || gen_snap (g, "baseline", m->have_baseline, &m->baseline, err) < 0
       || gen_snap (g, "last", m->have_last, &m->last, err) < 0
       || gen_snap (g, "fullest", m->have_fullest, &m->fullest, err) < 0 || gen_key (g, "ended") < 0
-      || yajl_gen_bool (g, ended) != yajl_gen_status_ok || yajl_gen_map_close (g) != yajl_gen_status_ok
+      || yajl_gen_bool (g, ended) != yajl_gen_status_ok || gen_key (g, "status") < 0
+      || (status ? yajl_gen_integer (g, *status) : yajl_gen_null (g)) != yajl_gen_status_ok
+      || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
     return shim_error_plain (err, ENOMEM, "watch record `%s`", name);
   return write_file_atomic_at (dirfd, name, (const char *) buf, len, 0600, err);
@@ -81,7 +87,8 @@ watch_record_read (int dirfd, const char *name, struct watch_record *out, shim_e
 {
   cleanup_free char *json = NULL;
   __attribute__ ((cleanup (cleanup_yajl_valp))) yajl_val root = NULL;
-  const char *ended[] = { "ended", NULL };
+  const char *ended[] = { "ended", NULL }, *status[] = { "status", NULL };
+  yajl_val st;
   char ebuf[256];
 
   memset (out, 0, sizeof (*out));
@@ -95,6 +102,12 @@ watch_record_read (int dirfd, const char *name, struct watch_record *out, shim_e
       || read_snap (root, "fullest", name, &out->have_fullest, &out->fullest, err) < 0)
     return -1;
   out->ended = YAJL_IS_TRUE (yajl_tree_get (root, ended, yajl_t_any));
+  st = yajl_tree_get (root, status, yajl_t_any);
+  if (st && YAJL_IS_INTEGER (st))
+    {
+      out->have_status = true;
+      out->status = (int) YAJL_GET_INTEGER (st);
+    }
   return 0;
 }
 
@@ -104,12 +117,43 @@ watch_record_fill_input (const struct watch_record *r, struct verdict_input *in)
   in->baseline = r->have_baseline ? &r->baseline : NULL;
   in->final = r->have_last ? &r->last : NULL;
   in->at_oom = r->have_fullest ? &r->fullest : NULL;
+  in->have_status = r->have_status;
+  in->status = r->status;
   if (!r->have_baseline)
     in->unavailable_reason = "the watcher recorded no baseline";
   else if (!(r->baseline.have & CG_SNAP_EVENTS_LOCAL))
     in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
 }
 
+
+/* linux/pidfd.h of 6.15, which Debian 12's headers predate: the first
+ * version of struct pidfd_info, up to exit_code. */
+struct shim_pidfd_info
+{
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;
+};
+#define SHIM_PIDFD_GET_INFO _IOWR (0xFF, 11, struct shim_pidfd_info)
+#define SHIM_PIDFD_INFO_EXIT (1ULL << 3)
+
+int
+pidfd_exit_status (int pidfd, int *status)
+{
+  struct shim_pidfd_info info = { .mask = SHIM_PIDFD_INFO_EXIT };
+
+  if (ioctl (pidfd, SHIM_PIDFD_GET_INFO, &info) < 0)
+    /* ESRCH: reaped, and this kernel keeps no exit information (6.14);
+     * ENOTTY: no PIDFD_GET_INFO at all (before 6.13). */
+    return -1;
+  /* Measured on 6.18: the exit status appears once the parent reaped, not
+   * at exit; the mask has no PIDFD_INFO_EXIT for a zombie. */
+  if (!(info.mask & SHIM_PIDFD_INFO_EXIT))
+    return 0;
+  *status = info.exit_code;
+  return 1;
+}
 
 /* Where podman's marker goes (<bundle>/oom), and whether it is there. */
 struct marker
@@ -119,13 +163,25 @@ struct marker
   bool marked;
 };
 
+/* init's pidfd (-1: none) and what it told. */
+struct init_exit
+{
+  int pidfd;
+  bool follow_status; /* the kernel keeps the exit status for pidfds */
+  bool exited;        /* POLLIN seen: init is a zombie or reaped */
+  bool done;          /* nothing more to learn from the pidfd */
+  bool known;
+  int status;
+};
+
 static void
-persist (int dirfd, const char *name, struct monitor *m, bool ended, struct marker *mk)
+persist (int dirfd, const char *name, struct monitor *m, bool ended, const struct init_exit *ie,
+         struct marker *mk)
 {
   shim_error_t tmp = NULL;
   if (monitor_update (m, &tmp) < 0)
     shim_error_release (&tmp); /* the cgroup may be gone: keep what we had */
-  if (watch_record_write (dirfd, name, m, ended, &tmp) < 0)
+  if (watch_record_write (dirfd, name, m, ended, ie->known ? &ie->status : NULL, &tmp) < 0)
     shim_error_release (&tmp);
   /* The marker the moment the counters prove the kill: podman reads it as
    * soon as it learns of the exit, which may be before anyone asks us. */
@@ -145,39 +201,115 @@ persist (int dirfd, const char *name, struct monitor *m, bool ended, struct mark
     }
 }
 
+/* How long an emptied cgroup's watcher waits for init to be reaped, for its
+ * exit status: engines reap at once; a parent that never does must not
+ * keep the watcher forever. */
+#define REAP_WAIT_MS 10000
+/* Once init is gone, how often the cgroup is looked at again.  Seen on
+ * 6.18: the watcher of a container deleted right after create stayed in
+ * poll on the removed cgroup.events for good.  The kernel rate-limits
+ * cgroup.events notifications (one per 10 ms, the rest on a timer) and
+ * rmdir cancels that timer, so "populated 0" can be lost. */
+#define AFTER_INIT_RECHECK_MS 1000
+
+static void
+learn_exit (struct init_exit *ie)
+{
+  if (ie->follow_status && !ie->known)
+    ie->known = pidfd_exit_status (ie->pidfd, &ie->status) == 1;
+  ie->done = true;
+}
+
+/* Whether the inotify fd on the state dir saw the state file removed
+ * (`delete`).  A watch on the directory itself would not do: measured on
+ * 6.18, IN_DELETE_SELF is not sent while the watcher holds the directory
+ * open. */
+static bool
+state_deleted (int ino)
+{
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  ssize_t n;
+
+  while ((n = read (ino, buf, sizeof (buf))) > 0)
+    {
+      char *p;
+      for (p = buf; p < buf + n; p += sizeof (struct inotify_event) + ((struct inotify_event *) p)->len)
+        {
+          const struct inotify_event *e = (const struct inotify_event *) p;
+          if (e->len && strcmp (e->name, WATCHER_STATE_FILE) == 0)
+            return true;
+        }
+    }
+  return false;
+}
+
 static _Noreturn void
-watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *name, struct marker *mk)
+watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *name, struct init_exit *ie,
+       int gone_fd, struct marker *mk)
 {
   char ack[512];
 
   for (;;)
     {
       /* memory.events too: kills in nested cgroups and an ancestor's kills
-       * of processes in nested cgroups change only the tree counters. */
-      struct pollfd pfd[3] = {
+       * of processes in nested cgroups change only the tree counters.
+       * init's pidfd: POLLIN when it exits (in a pid namespace, after every
+       * other process of the namespace); then, with no event asked for,
+       * POLLHUP alone once it is reaped (6.15 wakes pollers then). */
+      struct pollfd pfd[5] = {
         { .fd = monitor_fd (m), .events = POLLPRI },
         { .fd = tree_fd, .events = POLLPRI },
         { .fd = cg_events_fd, .events = POLLPRI },
+        { .fd = ie->done ? -1 : ie->pidfd, .events = ie->exited ? 0 : POLLIN },
+        { .fd = gone_fd, .events = POLLIN },
       };
       if (cg_events_fd_ended (cg_events_fd))
         {
-          persist (dirfd, name, m, true, mk);
+          if (ie->follow_status && !ie->done)
+            {
+              struct pollfd hup[2] = { { .fd = ie->pidfd, .events = 0 }, { .fd = gone_fd, .events = POLLIN } };
+              while (!ie->done && poll (hup, 2, REAP_WAIT_MS) > 0)
+                {
+                  if (hup[0].revents & (POLLHUP | POLLERR))
+                    learn_exit (ie);
+                  else if (state_deleted (gone_fd))
+                    _exit (0);
+                }
+            }
+          persist (dirfd, name, m, true, ie, mk);
           _exit (0);
         }
-      if (poll (pfd, 3, -1) < 0 && errno != EINTR)
+      if (poll (pfd, 5, ie->exited ? AFTER_INIT_RECHECK_MS : -1) < 0 && errno != EINTR)
         _exit (1);
+      /* `delete` removed the state: there is no one left to tell. */
+      if ((pfd[4].revents & POLLIN) && state_deleted (gone_fd))
+        _exit (0);
+      if (pfd[3].revents & (POLLHUP | POLLERR))
+        {
+          learn_exit (ie);
+          persist (dirfd, name, m, false, ie, mk);
+        }
+      else if (pfd[3].revents & POLLIN)
+        {
+          ie->exited = true;
+          /* Without a status to wait for, the pidfd has told all it can. */
+          ie->done = !ie->follow_status;
+        }
       /* kernfs reports a change until it is read through the polled fd
        * (monitor_update reads memory.events.local's). */
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (tree_fd, ack, sizeof ack, 0);
       if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLERR))
-        persist (dirfd, name, m, false, mk);
+        persist (dirfd, name, m, false, ie, mk);
     }
 }
 
 int
-watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, shim_error_t *err)
+watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, int init_pidfd,
+               shim_error_t *err)
 {
+  struct init_exit ie = { .pidfd = -1 };
+  int probe;
   struct monitor m;
   cleanup_close int cg_events = -1, tree = -1;
   pid_t pid;
@@ -199,11 +331,15 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const 
     }
   /* The record exists before we return: a container that dies at once
    * still has a baseline to compare with. */
-  if (watch_record_write (dirfd, name, &m, false, err) < 0)
+  if (watch_record_write (dirfd, name, &m, false, NULL, err) < 0)
     {
       monitor_release (&m);
       return -1;
     }
+  /* Followed only where the kernel keeps a reaped process's exit status
+   * for its pidfds; elsewhere the verdict says the status was not known. */
+  ie.pidfd = init_pidfd;
+  ie.follow_status = init_pidfd >= 0 && pidfd_exit_status (init_pidfd, &probe) >= 0;
   pid = fork ();
   if (pid < 0)
     {
@@ -212,10 +348,20 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const 
     }
   if (pid == 0)
     {
-      int keep[6] = { m.events_fd, cg_events, dirfd, cgroup_fd, tree, bundle_fd }, devnull, i;
+      int keep[8] = { m.events_fd, cg_events, dirfd, cgroup_fd, tree, bundle_fd, ie.pidfd, -1 }, devnull, i;
       struct marker mk = { .bundle_fd = bundle_fd, .id = id };
+      char self[64];
       if (setsid () < 0 || fork () != 0)
         _exit (0);
+      /* The watcher ends with the state dir too, whatever the cgroup says:
+       * `delete` may come before the kernel tells us the cgroup emptied. */
+      keep[7] = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+      snprintf (self, sizeof (self), "/proc/self/fd/%d", dirfd);
+      if (keep[7] >= 0 && inotify_add_watch (keep[7], self, IN_DELETE) < 0)
+        {
+          close (keep[7]);
+          keep[7] = -1;
+        }
       /* Hooks' stdout and stderr are pipes the runtime reads to EOF: a
        * watcher holding them would make the hook look like it never ends. */
       devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
@@ -228,13 +374,13 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const 
         {
           int j;
           bool wanted = false;
-          for (j = 0; j < 6; j++)
+          for (j = 0; j < 8; j++)
             wanted |= keep[j] == i;
           if (!wanted)
             close (i);
         }
       signal (SIGPIPE, SIG_IGN);
-      watch (&m, tree, cg_events, dirfd, name, &mk);
+      watch (&m, tree, cg_events, dirfd, name, &ie, keep[7], &mk);
     }
   monitor_release (&m);
   /* Reap the intermediate child; the watcher itself is orphaned. */

@@ -22,20 +22,31 @@ struct watch_record
   bool have_baseline, have_last, have_fullest;
   struct cg_snapshot baseline, last, fullest;
   bool ended; /* the watcher saw the cgroup empty (populated 0) or vanish */
+  bool have_status;
+  int status; /* init's wait status, from the kernel (pidfd_exit_status) */
 };
 
-int watch_record_write (int dirfd, const char *name, const struct monitor *m, bool ended,
+/* STATUS: init's wait status, NULL while it is not known. */
+int watch_record_write (int dirfd, const char *name, const struct monitor *m, bool ended, const int *status,
                         shim_error_t *err);
 /* ENOENT (no record) is reported in err->status. */
 int watch_record_read (int dirfd, const char *name, struct watch_record *out, shim_error_t *err);
 void watch_record_fill_input (const struct watch_record *r, struct verdict_input *in);
+
+/* The file in the state dir whose removal (`delete`) ends the watcher. */
+#define WATCHER_STATE_FILE "state.json"
 
 /* Fork the watcher, fully detached (double fork, setsid, stdio on
  * /dev/null, no other fd but those it needs), with the baseline taken
  * before this returns.  cgroup_fd and dirfd are duplicated, not taken.
  * bundle_fd >= 0: create podman's <bundle>/oom marker there the moment the
  * counters prove the container was OOM-killed (id names it in messages). */
-int watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id,
+int watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, int init_pidfd,
                    shim_error_t *err);
+
+/* The wait status of a process that is not our child, through a pidfd
+ * opened while it lived (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15).
+ * 1: *status is set; 0: not reaped yet; -1: this kernel cannot tell. */
+int pidfd_exit_status (int pidfd, int *status);
 
 #endif
