@@ -12,6 +12,7 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
@@ -122,6 +123,7 @@ struct watch
   int peak_fd;      /* memory.peak, read at the end */
   int cg_events_fd; /* cgroup.events: populated 0, or the cgroup removed */
   int cfd;          /* DIR/ID */
+  struct init_exit ie; /* init's pidfd: its exit status, where the kernel keeps it */
   int bundle_fd;    /* for <bundle>/oom, or -1 */
   bool marked;
   struct cg_memory_events written_local, written_tree; /* as of the last record */
@@ -138,6 +140,12 @@ as_record (const struct monitor *m, bool ended)
                                 .last = m->last,
                                 .fullest = m->fullest,
                                 .ended = ended };
+}
+
+static const int *
+known_status (const struct watch *w)
+{
+  return w->ie.known ? &w->ie.status : NULL;
 }
 
 /* Has anything the verdict counts changed since the last record?  `max`
@@ -170,7 +178,7 @@ write_record (struct watch *w, bool ended)
 {
   shim_error_t tmp = NULL;
 
-  if (watch_record_write (w->cfd, HOOK_RECORD, &w->m, ended, NULL, &tmp) < 0)
+  if (watch_record_write (w->cfd, HOOK_RECORD, &w->m, ended, known_status (w), &tmp) < 0)
     shim_error_release (&tmp);
   w->written_local = w->m.last.events_local;
   w->written_tree = w->m.last.events;
@@ -181,6 +189,8 @@ write_record (struct watch *w, bool ended)
     {
       struct watch_record r = as_record (&w->m, ended);
       struct verdict v;
+      r.have_status = w->ie.known;
+      r.status = w->ie.status;
       hook_verdict_compute (w->id, &r, NULL, &v);
       if (v.oom_killed == VERDICT_TRUE && hook_oom_file_create (w->bundle_fd, &tmp) == 0)
         w->marked = true;
@@ -276,18 +286,26 @@ watch_loop (struct watch *w)
 
   for (;;)
     {
-      struct pollfd pfd[3] = {
+      struct pollfd pfd[4] = {
         { .fd = monitor_fd (&w->m), .events = POLLPRI },
         { .fd = w->tree_fd, .events = POLLPRI },
         { .fd = w->cg_events_fd, .events = POLLPRI },
+        init_exit_pollfd (&w->ie),
       };
       if (cg_events_fd_ended (w->cg_events_fd))
         {
+          /* The counters first: the runtime removes the cgroup right
+           * after it reaps init. */
           persist_final (w);
+          init_exit_wait_reap (&w->ie, -1, NULL);
+          if (w->ie.known)
+            write_record (w, true);
           _exit (0);
         }
-      if (poll (pfd, 3, -1) < 0 && errno != EINTR)
+      if (poll (pfd, 4, init_exit_timeout (&w->ie)) < 0 && errno != EINTR)
         _exit (1);
+      if (init_exit_event (&w->ie, pfd[3].revents))
+        write_record (w, false);
       /* kernfs reports a change until it is read through the polled fd. */
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (w->tree_fd, ack, sizeof ack, 0);
@@ -303,7 +321,7 @@ static _Noreturn void
 become_watcher (struct watch *w, int lock_fd, int cgfd)
 {
   int keep[] = { w->m.events_fd, w->tree_fd,   w->peak_fd, w->cg_events_fd,
-                 w->cfd,         w->bundle_fd, lock_fd,    cgfd };
+                 w->cfd,         w->bundle_fd, lock_fd,    cgfd, w->ie.pidfd };
   int devnull, top = 2;
 
   if (setsid () < 0 || fork () != 0)
@@ -334,7 +352,7 @@ become_watcher (struct watch *w, int lock_fd, int cgfd)
 }
 
 static int
-spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, shim_error_t *err)
+spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, int init_pidfd, shim_error_t *err)
 {
   struct watch w = {
     .id = id, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, .cfd = cfd, .bundle_fd = bundle_fd
@@ -367,6 +385,7 @@ spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, shim_error_t *e
     }
   w.tree_fd = tree_fd;
   w.peak_fd = peak_fd;
+  init_exit_init (&w.ie, init_pidfd);
   w.cg_events_fd = cg_events_fd;
   /* The record exists before the container runs: one that dies at once
    * still has its baseline. */
@@ -419,7 +438,7 @@ hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts 
           struct hook_meta *meta, int *cfd, shim_error_t *err)
 {
   cleanup_free char *self = NULL;
-  cleanup_close int root = -1, cgfd = -1, bundle_fd = -1;
+  cleanup_close int root = -1, cgfd = -1, bundle_fd = -1, pidfd = -1;
   char proc[64], now[32];
   const char *oom_group;
   shim_error_t tmp = NULL;
@@ -471,7 +490,10 @@ hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts 
     }
   if (hook_meta_write (*cfd, meta, err) < 0)
     return -1;
-  if (spawn_watcher (cgfd, *cfd, bundle_fd, st->id, err) < 0)
+  /* init is alive and waiting at createRuntime and prestart: this pidfd is
+   * its, and tells its exit status later where the kernel keeps it. */
+  pidfd = (int) syscall (SYS_pidfd_open, (pid_t) st->pid, 0);
+  if (spawn_watcher (cgfd, *cfd, bundle_fd, st->id, pidfd, err) < 0)
     return shim_error_prefix (err, "cgroup `%s`", meta->cgroup);
   return 0;
 }

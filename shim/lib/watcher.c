@@ -163,17 +163,6 @@ struct marker
   bool marked;
 };
 
-/* init's pidfd (-1: none) and what it told. */
-struct init_exit
-{
-  int pidfd;
-  bool follow_status; /* the kernel keeps the exit status for pidfds */
-  bool exited;        /* POLLIN seen: init is a zombie or reaped */
-  bool done;          /* nothing more to learn from the pidfd */
-  bool known;
-  int status;
-};
-
 static void
 persist (int dirfd, const char *name, struct monitor *m, bool ended, const struct init_exit *ie,
          struct marker *mk)
@@ -212,12 +201,69 @@ persist (int dirfd, const char *name, struct monitor *m, bool ended, const struc
  * rmdir cancels that timer, so "populated 0" can be lost. */
 #define AFTER_INIT_RECHECK_MS 1000
 
+void
+init_exit_init (struct init_exit *ie, int pidfd)
+{
+  int probe;
+  *ie = (struct init_exit){ .pidfd = pidfd };
+  ie->follow_status = pidfd >= 0 && pidfd_exit_status (pidfd, &probe) >= 0;
+}
+
+struct pollfd
+init_exit_pollfd (const struct init_exit *ie)
+{
+  /* POLLIN when init exits (in a pid namespace, after every other process
+   * of it); then, with no event asked for, POLLHUP alone once it is reaped
+   * (6.15 wakes pollers then; a zombie stays POLLIN, which would spin). */
+  return (struct pollfd){ .fd = ie->done ? -1 : ie->pidfd, .events = ie->exited ? 0 : POLLIN };
+}
+
+int
+init_exit_timeout (const struct init_exit *ie)
+{
+  return ie->exited ? AFTER_INIT_RECHECK_MS : -1;
+}
+
 static void
 learn_exit (struct init_exit *ie)
 {
   if (ie->follow_status && !ie->known)
     ie->known = pidfd_exit_status (ie->pidfd, &ie->status) == 1;
   ie->done = true;
+}
+
+bool
+init_exit_event (struct init_exit *ie, short revents)
+{
+  if (revents & (POLLHUP | POLLERR))
+    {
+      learn_exit (ie);
+      return ie->known;
+    }
+  if (revents & POLLIN)
+    {
+      ie->exited = true;
+      /* Without a status to wait for, the pidfd has told all it can. */
+      ie->done = !ie->follow_status;
+    }
+  return false;
+}
+
+bool
+init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd))
+{
+  struct pollfd p[2] = { { .fd = ie->pidfd, .events = 0 }, { .fd = stop_fd, .events = POLLIN } };
+
+  if (!ie->follow_status)
+    return true;
+  while (!ie->done && poll (p, 2, REAP_WAIT_MS) > 0)
+    {
+      if (p[0].revents & (POLLHUP | POLLERR))
+        learn_exit (ie);
+      else if (stop && stop (stop_fd))
+        return false;
+    }
+  return true;
 }
 
 /* Whether the inotify fd on the state dir saw the state file removed
@@ -260,41 +306,23 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
         { .fd = monitor_fd (m), .events = POLLPRI },
         { .fd = tree_fd, .events = POLLPRI },
         { .fd = cg_events_fd, .events = POLLPRI },
-        { .fd = ie->done ? -1 : ie->pidfd, .events = ie->exited ? 0 : POLLIN },
+        init_exit_pollfd (ie),
         { .fd = gone_fd, .events = POLLIN },
       };
       if (cg_events_fd_ended (cg_events_fd))
         {
-          if (ie->follow_status && !ie->done)
-            {
-              struct pollfd hup[2] = { { .fd = ie->pidfd, .events = 0 }, { .fd = gone_fd, .events = POLLIN } };
-              while (!ie->done && poll (hup, 2, REAP_WAIT_MS) > 0)
-                {
-                  if (hup[0].revents & (POLLHUP | POLLERR))
-                    learn_exit (ie);
-                  else if (state_deleted (gone_fd))
-                    _exit (0);
-                }
-            }
+          if (!init_exit_wait_reap (ie, gone_fd, state_deleted))
+            _exit (0);
           persist (dirfd, name, m, true, ie, mk);
           _exit (0);
         }
-      if (poll (pfd, 5, ie->exited ? AFTER_INIT_RECHECK_MS : -1) < 0 && errno != EINTR)
+      if (poll (pfd, 5, init_exit_timeout (ie)) < 0 && errno != EINTR)
         _exit (1);
       /* `delete` removed the state: there is no one left to tell. */
       if ((pfd[4].revents & POLLIN) && state_deleted (gone_fd))
         _exit (0);
-      if (pfd[3].revents & (POLLHUP | POLLERR))
-        {
-          learn_exit (ie);
-          persist (dirfd, name, m, false, ie, mk);
-        }
-      else if (pfd[3].revents & POLLIN)
-        {
-          ie->exited = true;
-          /* Without a status to wait for, the pidfd has told all it can. */
-          ie->done = !ie->follow_status;
-        }
+      if (init_exit_event (ie, pfd[3].revents))
+        persist (dirfd, name, m, false, ie, mk);
       /* kernfs reports a change until it is read through the polled fd
        * (monitor_update reads memory.events.local's). */
       if (pfd[1].revents & (POLLPRI | POLLERR))
@@ -308,8 +336,7 @@ int
 watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, int init_pidfd,
                shim_error_t *err)
 {
-  struct init_exit ie = { .pidfd = -1 };
-  int probe;
+  struct init_exit ie;
   struct monitor m;
   cleanup_close int cg_events = -1, tree = -1;
   pid_t pid;
@@ -338,8 +365,7 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const 
     }
   /* Followed only where the kernel keeps a reaped process's exit status
    * for its pidfds; elsewhere the verdict says the status was not known. */
-  ie.pidfd = init_pidfd;
-  ie.follow_status = init_pidfd >= 0 && pidfd_exit_status (init_pidfd, &probe) >= 0;
+  init_exit_init (&ie, init_pidfd);
   pid = fork ();
   if (pid < 0)
     {

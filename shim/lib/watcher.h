@@ -8,6 +8,7 @@
 #ifndef SHIM_WATCHER_H
 #define SHIM_WATCHER_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -43,6 +44,32 @@ void watch_record_fill_input (const struct watch_record *r, struct verdict_input
  * counters prove the container was OOM-killed (id names it in messages). */
 int watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, int init_pidfd,
                    shim_error_t *err);
+
+/* init followed through a pidfd by a watcher that is not its parent: when
+ * it exits, and, where the kernel keeps it, its wait status once reaped. */
+struct init_exit
+{
+  int pidfd;          /* -1: not followed */
+  bool follow_status; /* this kernel keeps a reaped process's status */
+  bool exited;        /* POLLIN seen: init is a zombie or reaped */
+  bool done;          /* nothing more to learn from the pidfd */
+  bool known;         /* status is init's wait status */
+  int status;
+};
+
+/* PIDFD: init's, opened while it lived (not taken; -1 for none). */
+void init_exit_init (struct init_exit *ie, int pidfd);
+/* The entry for the watcher's poll set, and the poll timeout to use: once
+ * init is gone the cgroup is re-read every second, because the kernel can
+ * drop cgroup.events' last notification (see watcher.c). */
+struct pollfd init_exit_pollfd (const struct init_exit *ie);
+int init_exit_timeout (const struct init_exit *ie);
+/* What poll said of the pidfd.  True when the status has just been learnt. */
+bool init_exit_event (struct init_exit *ie, short revents);
+/* With the cgroup empty: wait (bounded) for the reap and its status.
+ * STOP_FD readable and STOP(STOP_FD) true ends the wait early: returns
+ * false then. */
+bool init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd));
 
 /* The wait status of a process that is not our child, through a pidfd
  * opened while it lived (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15).
