@@ -77,3 +77,14 @@ clean:
 
 # The hook's unit tests compile the hook's sources in.
 tests/unit/test_hook_state tests/unit/test_hook_verdict: $(wildcard hooks/*.c hooks/*.h)
+
+# Helpers of the host integration tests: recvtty, the --console-socket end
+# (tests/integration/terminal_console_socket.bats).
+TEST_HELPERS := tests/helpers/recvtty
+tests/helpers/%: tests/helpers/%.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+all: $(TEST_HELPERS)
+clean: clean-test-helpers
+clean-test-helpers:
+	rm -f $(TEST_HELPERS)
+.PHONY: clean-test-helpers
