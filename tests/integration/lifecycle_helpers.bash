@@ -132,11 +132,26 @@ alive() {
 	[ "$s" != Z ] && [ "$s" != X ]
 }
 
-# ct_cleanup [ID...]: delete --force each container ($ID by default), then
-# wait for its processes (and the watcher) to be gone.
+# ct_stop [ID]: SIGKILL everything of the container (kill --all), then wait
+# until it is stopped and its detached watcher, having recorded the end,
+# has exited.  What delete then removes is no longer changing under it.
+ct_stop() {
+	local id=${1:-$ID}
+	shim kill --all "$id" KILL </dev/null >/dev/null 2>&1 3>&- || true
+	wait_status stopped "$id" 2>/dev/null || true
+	wait_no_tagged
+}
+
+# ct_cleanup [ID...]: stop (ct_stop) and delete each container ($ID by
+# default); at the end nothing of the test's may be left running.
+#
+# Not a bare `delete --force` of a live container: its watcher then races
+# with delete (see delete_force.bats), and tests of other features must not
+# fail by that.
 ct_cleanup() {
 	local id
 	for id in "${@:-$ID}"; do
+		ct_stop "$id"
 		shim delete --force "$id" </dev/null >/dev/null 2>&1 3>&- || true
 	done
 	wait_no_tagged

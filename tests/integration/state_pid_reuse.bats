@@ -85,13 +85,18 @@ point_pid_at() {
 	init=$(ct_field pid)
 	other_process
 	point_pid_at "$OTHER"
-	run --separate-stderr shim delete --force "$ID"
+	# The real init goes first, through the cgroup (kill --all), so that
+	# delete has only the rewritten pid to (not) act on.
+	run --separate-stderr shim kill --all "$ID" KILL
 	assert_status 0
-	[ ! -e "$STATE/$ID" ]
-	alive "$OTHER"
-	# the real init went with the container's cgroup
 	wait_gone "$init"
 	! alive "$init"
+	wait_no_tagged
+	run --separate-stderr shim delete --force "$ID"
+	assert_status 0
+	assert_eq "$stderr" ""
+	[ ! -e "$STATE/$ID" ]
+	alive "$OTHER"
 	kill -9 "$OTHER"
 	wait_no_tagged
 }
