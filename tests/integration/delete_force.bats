@@ -100,3 +100,67 @@ gone_for_good() {
 	assert_status 0
 	wait_no_tagged
 }
+
+# The detached watcher create leaves (it records the container's end for the
+# verdict) must go with the container: delete removes the cgroup it
+# watches.
+
+# no_process_left: after a bounded wait, none of the test's processes.
+no_process_left() {
+	wait_no_tagged
+	local p left=""
+	for p in $(tagged_pids); do
+		left+="  $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"$'\n'
+	done
+	assert_eq "$left" "" "processes left after delete --force"
+}
+
+@test "delete --force right after create leaves no process behind" {
+	sh_cmd 'exec sleep 1000'
+	ct_create_ok
+	run --separate-stderr shim delete --force "$ID"
+	assert_status 0
+	[ ! -e "$STATE/$ID" ]
+	no_process_left
+}
+
+@test "delete --force right after start leaves no process behind" {
+	sh_cmd 'exec sleep 1000'
+	ct_up
+	run --separate-stderr shim delete --force "$ID"
+	assert_status 0
+	[ ! -e "$STATE/$ID" ]
+	no_process_left
+}
+
+@test "delete --force right after pause leaves no process behind" {
+	ready_cmd 'ready; exec sleep 1000'
+	ct_up
+	wait_ready_ct
+	run --separate-stderr shim pause "$ID"
+	assert_status 0
+	run --separate-stderr shim delete --force "$ID"
+	assert_status 0
+	[ ! -e "$STATE/$ID" ]
+	no_process_left
+}
+
+@test "delete --force of a running container succeeds every time (300 rounds)" {
+	# Each round: a container that is up and has said so, deleted while
+	# its watcher sees it end.
+	ready_cmd 'ready; exec sleep 1000'
+	# (not $i: bats' run sets an i of its own)
+	local round failures=""
+	for ((round = 1; round <= 300; round++)); do
+		ct_up
+		wait_ready_ct
+		run --separate-stderr shim delete --force "$ID"
+		if [ "$status" != 0 ] || [ -e "$STATE/$ID" ]; then
+			failures+="round $round: status $status: $stderr; left in the state dir: $(ls -A "$STATE/$ID" 2>&1)"$'\n'
+			# A second delete --force clears what is left for the next round.
+			shim delete --force "$ID" || true
+		fi
+	done
+	assert_eq "$failures" "" "failed deletes"
+	no_process_left
+}
