@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash disable=SC2016
+#
+# For the tests of the runc-style lifecycle (create, start, state, kill,
+# delete, exec, ...): `load helpers` first, then `load lifecycle_helpers`.
+#
+# `shim create` returns with the container's init still holding the stdio
+# it was given, so create (and run --detach, exec --detach) never run under
+# bats' `run` with a pipe: ct_create gives them files instead,
+# $T/ct.out and $T/ct.err, where the container's output lands too.
+#
+# Nothing here waits a fixed time: every wait is a loop bounded by
+# WAIT_SECS.
+
+WAIT_SECS=${WAIT_SECS:-10}
+
+# Processes the test started itself, outside shim (sleeps, recvtty): killed
+# in teardown before the leak checks, so a failing test does not leave
+# them running.  A test that passes kills them itself.
+BG_PIDS=()
+
+setup() {
+	shim_setup
+	BG_PIDS=()
+}
+
+teardown() {
+	local p
+	for p in ${BG_PIDS[@]+"${BG_PIDS[@]}"}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	shim_teardown
+}
+
+# ct_create [create options...] [-- ID]: `shim create --bundle $BUNDLE
+# OPTIONS $ID` (or the id after --), stdio on files; $status, and $stderr
+# holds what this create printed on stderr (the container's stderr is
+# appended to the same file later, not read here).
+ct_create() {
+	local id=$ID before
+	local -a opts=()
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -- ]; then
+			id=$2
+			break
+		fi
+		opts+=("$1")
+		shift
+	done
+	touch "$T/ct.out" "$T/ct.err"
+	before=$(stat -c %s "$T/ct.err")
+	status=0
+	env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" \
+		${opts[@]+"${opts[@]}"} "$id" </dev/null >>"$T/ct.out" 2>>"$T/ct.err" 3>&- || status=$?
+	stderr=$(tail -c +"$((before + 1))" "$T/ct.err")
+	output=""
+}
+
+# ct_create_ok [create options...]: ct_create that must succeed.
+ct_create_ok() {
+	ct_create "$@"
+	assert_status 0
+}
+
+# ct_start_ok [ID]: shim start, which must succeed.
+ct_start_ok() {
+	run --separate-stderr shim start "${1:-$ID}"
+	assert_status 0
+}
+
+# ct_up: create and start $ID.
+ct_up() {
+	ct_create_ok "$@"
+	ct_start_ok
+}
+
+# ct_field FIELD [ID]: one field of `shim state` (jq -r).
+ct_field() {
+	shim state "${2:-$ID}" | jq -r ".$1"
+}
+
+# ct_status [ID]: the status `shim state` reports, "" when it fails.
+ct_status() {
+	ct_field status "$@" 2>/dev/null || true
+}
+
+# wait_status STATUS [ID]: until `shim state` says STATUS (bounded).
+wait_status() {
+	local want=$1 id=${2:-$ID} got
+	if ! timeout "$WAIT_SECS" bash -c '
+		until [ "$(env SHIM_TEST_TAG="$1" "$2" --root "$3" state "$4" 2>/dev/null | jq -r .status)" = "$5" ]; do
+			sleep 0.05
+		done' _ "$TAG" "$SHIM_BIN" "$STATE" "$id" "$want"; then
+		got=$(ct_status "$id")
+		echo "container $id: want status $want, still $got after ${WAIT_SECS}s" >&2
+		return 1
+	fi
+}
+
+# wait_file FILE: until FILE exists and is not empty (bounded).
+wait_file() {
+	timeout "$WAIT_SECS" sh -c 'until [ -s "$1" ]; do sleep 0.05; done' _ "$1" || {
+		echo "$1: still missing or empty after ${WAIT_SECS}s" >&2
+		return 1
+	}
+}
+
+# wait_line FILE LINE: until FILE holds LINE as a whole line (bounded).
+wait_line() {
+	timeout "$WAIT_SECS" sh -c 'until grep -qxF -- "$2" "$1" 2>/dev/null; do sleep 0.05; done' _ "$1" "$2" || {
+		echo "$1: no line \"$2\" after ${WAIT_SECS}s; it holds:" >&2
+		cat "$1" >&2 2>/dev/null
+		return 1
+	}
+}
+
+# wait_no_tagged: until no process of the test is left (the detached
+# watcher exits a moment after delete removed the cgroup).  Bounded; the
+# teardown reports whatever is still there.
+wait_no_tagged() {
+	local i
+	for ((i = 0; i < WAIT_SECS * 20; i++)); do
+		[ -z "$(tagged_pids)" ] && return 0
+		sleep 0.05
+	done
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	local s
+	s=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ "$s" != Z ] && [ "$s" != X ]
+}
+
+# ct_stop [ID]: SIGKILL everything of the container (kill --all), then wait
+# until it is stopped and its detached watcher, having recorded the end,
+# has exited.  What delete then removes is no longer changing under it.
+ct_stop() {
+	local id=${1:-$ID}
+	shim kill --all "$id" KILL </dev/null >/dev/null 2>&1 3>&- || true
+	wait_status stopped "$id" 2>/dev/null || true
+	wait_no_tagged
+}
+
+# ct_cleanup [ID...]: stop (ct_stop) and delete each container ($ID by
+# default); at the end nothing of the test's may be left running.
+#
+# Not a bare `delete --force` of a live container: its watcher then races
+# with delete (see delete_force.bats), and tests of other features must not
+# fail by that.
+ct_cleanup() {
+	local id
+	for id in "${@:-$ID}"; do
+		ct_stop "$id"
+		shim delete --force "$id" </dev/null >/dev/null 2>&1 3>&- || true
+	done
+	wait_no_tagged
+}
+
+# ready_cmd SCRIPT: process.args = sh -c "SCRIPT" where SCRIPT announces
+# itself through the ready fifo with `ready`, e.g.
+#   ready_cmd 'trap "exit 7" TERM; ready; while :; do sleep 0.1; done'
+ready_cmd() {
+	share_dir
+	sh_cmd "ready() { echo ready >/tmp/share/ready; }; $1"
+}
+
+# wait_ready_ct: until the container said ready (bounded); the container's
+# stderr ($T/ct.err) is shown if it did not.
+wait_ready_ct() {
+	local line
+	line=$(timeout "$WAIT_SECS" cat "$T/share/ready") || {
+		echo "the container did not get ready; its stderr:" >&2
+		cat "$T/ct.err" >&2
+		return 1
+	}
+	assert_eq "$line" ready "from the ready fifo"
+}
+
+# hook_json PATH ARG... [--env K=V...]: one hooks[] entry.
+hook_json() {
+	local path=$1
+	shift
+	local -a args=() env=()
+	while [ $# -gt 0 ]; do
+		if [ "$1" = --env ]; then
+			env+=("$2")
+			shift 2
+			continue
+		fi
+		args+=("$1")
+		shift
+	done
+	jq -nc --arg p "$path" --argjson a "$(json_array ${args[@]+"${args[@]}"})" \
+		--argjson e "$(json_array ${env[@]+"${env[@]}"})" \
+		'{path: $p, args: $a} + (if ($e | length) > 0 then {env: $e} else {} end)'
+}
+
+# add_hook STAGE HOOK_JSON: append to hooks.STAGE[].
+add_hook() {
+	cfg --arg s "$1" --argjson h "$2" '.hooks[$s] += [$h]'
+}
+
+# sh_hook STAGE SCRIPT [TIMEOUT]: a hook `/bin/sh -c SCRIPT` in STAGE, with
+# the test's tag (so teardown finds it if it lingers) and PATH in its env.
+# For startContainer (run in the container) /bin/sh is the rootfs' busybox.
+sh_hook() {
+	local h
+	h=$(hook_json /bin/sh sh -c "$2" --env "SHIM_TEST_TAG=$TAG" \
+		--env "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	if [ -n "${3:-}" ]; then
+		h=$(jq -c --argjson t "$3" '.timeout = $t' <<<"$h")
+	fi
+	add_hook "$1" "$h"
+}

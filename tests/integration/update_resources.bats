@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# `shim update`: new resources for a created, running or paused
+# container, as runc takes them -- `--resources FILE` / `-` (containerd
+# writes the JSON to stdin) or flags (--memory, --pids-limit, ...).
+# Written to the container's cgroup2 cgroup.  A limit that cannot be
+# enforced there is an error, as it is for create.
+#
+# This host may offer the container's cgroup no controllers at all (hybrid:
+# controllers on v1, an empty cgroup2): then what is observable is what is
+# refused, and the files that need no controller (cgroup.max.*).
+
+load helpers
+load lifecycle_helpers
+
+setup() {
+	shim_setup
+	BG_PIDS=()
+	CG=$(cgroup2_mount)
+	if [ -z "$CG" ]; then
+		echo "update needs a cgroup2 mount" >&2
+		return 1
+	fi
+	sh_cmd 'exec sleep 1000'
+}
+
+# has_ctrl NAME: the container's cgroup offers controller NAME.
+has_ctrl() {
+	grep -qw "$1" "$CG/shim/$ID/cgroup.controllers"
+}
+
+@test "update --resources - reads the JSON from stdin and writes the cgroup" {
+	ct_up
+	run --separate-stderr shim update --resources - "$ID" <<<'{"unified": {"cgroup.max.descendants": "7"}}'
+	assert_status 0
+	assert_eq "$stderr" ""
+	assert_eq "$(cat "$CG/shim/$ID/cgroup.max.descendants")" 7
+	ct_cleanup
+}
+
+@test "update --resources FILE" {
+	ct_up
+	echo '{"unified": {"cgroup.max.depth": "3"}}' >"$T/res.json"
+	run --separate-stderr shim update --resources "$T/res.json" "$ID"
+	assert_status 0
+	assert_eq "$(cat "$CG/shim/$ID/cgroup.max.depth")" 3
+	ct_cleanup
+}
+
+@test "update of a created and of a paused container" {
+	ct_create_ok
+	run --separate-stderr shim update --resources - "$ID" <<<'{"unified": {"cgroup.max.descendants": "11"}}'
+	assert_status 0
+	assert_eq "$(cat "$CG/shim/$ID/cgroup.max.descendants")" 11
+	ct_start_ok
+	shim pause "$ID"
+	run --separate-stderr shim update --resources - "$ID" <<<'{"unified": {"cgroup.max.descendants": "12"}}'
+	assert_status 0
+	assert_eq "$(cat "$CG/shim/$ID/cgroup.max.descendants")" 12
+	shim resume "$ID"
+	ct_cleanup
+}
+
+@test "update --memory: memory.max where the memory controller is, refused where it is not" {
+	ct_up
+	run --separate-stderr shim update --memory 67108864 "$ID"
+	if has_ctrl memory; then
+		assert_status 0
+		assert_eq "$(cat "$CG/shim/$ID/memory.max")" 67108864
+	else
+		assert_error "memory: the memory controller is not enabled for cgroup \`/shim/$ID\`"
+	fi
+	# the same limit as JSON on stdin: the same outcome
+	run --separate-stderr shim update --resources - "$ID" <<<'{"memory": {"limit": 67108864}}'
+	if has_ctrl memory; then
+		assert_status 0
+	else
+		assert_error "memory: the memory controller is not enabled for cgroup \`/shim/$ID\`"
+	fi
+	ct_cleanup
+}
+
+@test "update: values that are not numbers, malformed JSON, unknown options are refused" {
+	ct_up
+	run --separate-stderr shim update --memory lots "$ID"
+	assert_error 'update: --memory `lots`: not a number'
+	run --separate-stderr shim update --pids-limit ten "$ID"
+	assert_error 'update: --pids-limit `ten`: not a number'
+	run --separate-stderr shim update --cpu-quota 1.5 "$ID"
+	assert_error 'update: --cpu-quota `1.5`: not a number'
+	run --separate-stderr shim update --resources - "$ID" <<<'not json'
+	assert_status 1
+	assert_contains "$stderr" "shim: update: stdin: "
+	assert_contains "$stderr" "malformed JSON"
+	run --separate-stderr shim update --resources - "$ID" <<<'{"memory": {"limit": "a lot"}}'
+	assert_status 1
+	assert_contains "$stderr" "update: stdin: "
+	assert_contains "$stderr" "memory.limit"
+	run --separate-stderr shim update --resources "$T/missing.json" "$ID"
+	assert_status 1
+	assert_contains "$stderr" "$T/missing.json"
+	run --separate-stderr shim update --frobnicate 1 "$ID"
+	assert_error 'update: unknown option `--frobnicate`'
+	assert_eq "$(ct_status)" running
+	ct_cleanup
+}
+
+@test "update of a stopped or missing container, or without an id, is refused" {
+	ct_up
+	ct_stop
+	run --separate-stderr shim update --resources - "$ID" <<<'{"unified": {"cgroup.max.descendants": "5"}}'
+	assert_error "cannot update container \`$ID\`: it is stopped"
+	run --separate-stderr shim update --pids-limit 5 "$ID-missing"
+	assert_error "container \`$ID-missing\` does not exist"
+	run --separate-stderr shim update --pids-limit 5
+	assert_error 'update: exactly one container id is required'
+	ct_cleanup
+}
+
+@test "create refuses a pids limit the cgroup cannot enforce (the reference for update)" {
+	cfg '.linux.resources.pids = {limit: 10}'
+	ct_create
+	if has_ctrl pids 2>/dev/null; then
+		assert_status 0
+		assert_eq "$(cat "$CG/shim/$ID/pids.max")" 10
+		ct_cleanup
+	else
+		assert_status 1
+		assert_contains "$stderr" "shim: linux.resources: cannot enforce the pids limit"
+		[ ! -e "$STATE/$ID" ]
+	fi
+}
+
+# The same limit through update: applied, or refused -- never a success
+# that changed nothing.
+@test "update --pids-limit: pids.max where the pids controller is, refused where it is not" {
+	ct_up
+	local ctrl=no
+	has_ctrl pids && ctrl=yes
+	run --separate-stderr shim update --pids-limit 10 "$ID"
+	local flag_status=$status flag_err=$stderr
+	run --separate-stderr shim update --resources - "$ID" <<<'{"pids": {"limit": 10}}'
+	local json_status=$status json_err=$stderr
+	ct_cleanup
+	if [ "$ctrl" = yes ]; then
+		assert_eq "$flag_status" 0 "--pids-limit: exit status"
+		assert_eq "$json_status" 0 "pids.limit on stdin: exit status"
+	else
+		assert_eq "$flag_status" 1 "--pids-limit without a pids controller: exit status (stderr: $flag_err)"
+		assert_contains "$flag_err" pids
+		assert_eq "$json_status" 1 "pids.limit on stdin without a pids controller: exit status (stderr: $json_err)"
+		assert_contains "$json_err" pids
+	fi
+}
+
+@test "update --cpu-quota: cpu.max where the cpu controller is, refused where it is not" {
+	ct_up
+	local ctrl=no
+	has_ctrl cpu && ctrl=yes
+	run --separate-stderr shim update --cpu-quota 50000 --cpu-period 100000 "$ID"
+	local st=$status err=$stderr max=""
+	[ "$ctrl" = no ] || max=$(cat "$CG/shim/$ID/cpu.max")
+	ct_cleanup
+	if [ "$ctrl" = yes ]; then
+		assert_eq "$st" 0
+		assert_eq "$max" "50000 100000"
+	else
+		assert_eq "$st" 1 "--cpu-quota without a cpu controller: exit status (stderr: $err)"
+		assert_contains "$err" cpu
+	fi
+}
