@@ -106,7 +106,14 @@ cmd_start (struct global_opts *g, int argc, char **argv, shim_error_t *err)
   if (one_id ("start", argc, argv, &id, err) < 0 || container_ref_open (g, id, true, &r, err) < 0
       || container_ref_need (&r, "start", ST (STATUS_CREATED), err) < 0)
     return -1;
-  ret = container_release (r.dirfd, err);
+  if (r.st.hook_stages & (1u << HOOK_START_CONTAINER))
+    {
+      shim_error_t tmp = NULL;
+      if (lifecycle_state_json (&r.st, STATUS_CREATED, NULL, &json, &tmp) < 0)
+        log_error_release (&tmp);
+    }
+  ret = container_release (r.dirfd, json, err);
+  free (steal_pointer (&json));
   /* Released or dead: either way nobody waits on it any more, and its
    * absence is what says "not created". */
   if (unlinkat (r.dirfd, STATE_EXEC_SOCK, 0) < 0 && errno != ENOENT && ret == 0)

@@ -404,6 +404,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   const struct shim_namespace *net;
   cleanup_free char *exe = NULL;
   char *state_json = (char *) "";
+  cleanup_free char *start_json = NULL;
 
   if (reset_signals (err) < 0)
     return -1;
@@ -475,7 +476,6 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return shim_error_errno (err, "write to the runtime");
   if (opts->exec_listen_fd >= 0)
     {
-      char c;
       ssize_t r;
       /* Blocked here between create and start.  Only `start` connects: the
        * socket is in the runtime's state dir, out of the container's view. */
@@ -483,11 +483,21 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
       if (conn < 0)
         return shim_error_errno (err, "wait for start: accept");
       report_fd = conn;
+      /* One message: the state as `start` sees it (status "created"), for
+       * the startContainer hooks. */
       do
-        r = read (conn, &c, 1);
+        r = recv (conn, NULL, 0, MSG_PEEK | MSG_TRUNC);
       while (r < 0 && errno == EINTR);
-      if (r != 1)
+      if (r < 1 || (start_json = malloc ((size_t) r + 1)) == NULL)
         return shim_error_plain (err, ECANCELED, "start went away before releasing the container");
+      do
+        r = recv (conn, start_json, (size_t) r, 0);
+      while (r < 0 && errno == EINTR);
+      if (r < 1)
+        return shim_error_plain (err, ECANCELED, "start went away before releasing the container");
+      start_json[r] = '\0';
+      if (start_json[0])
+        state_json = start_json;
     }
   if (hooks_run (cfg, HOOK_START_CONTAINER, state_json, err) < 0)
     return -1;
@@ -677,7 +687,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
 }
 
 int
-container_release (int dirfd, shim_error_t *err)
+container_release (int dirfd, const char *state_json, shim_error_t *err)
 {
   static struct sync_msg m;
   cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -690,7 +700,9 @@ container_release (int dirfd, shim_error_t *err)
   snprintf (sa.sun_path, sizeof (sa.sun_path), "/proc/self/fd/%d/%s", dirfd, STATE_EXEC_SOCK);
   if (connect (s, (struct sockaddr *) &sa, sizeof (sa)) < 0)
     return shim_error_errno (err, "connect to the container's init (%s)", STATE_EXEC_SOCK);
-  if (send (s, "", 1, MSG_NOSIGNAL) != 1)
+  if (state_json == NULL)
+    state_json = "";
+  if (send (s, state_json, strlen (state_json) + 1, MSG_NOSIGNAL) < 0)
     return shim_error_errno (err, "release the container's init");
   r = sync_recv (s, &m, NULL);
   if (r < 0)

@@ -61,7 +61,8 @@ int container_exec (const struct shim_config *cfg, const struct shim_process *p,
                     const struct exec_opts *o, struct container_proc *out, shim_error_t *err);
 
 /* `start`: connect to init's exec socket (in the state dir dirfd), release
- * it, and wait until it has exec'd or reports why it could not. */
-int container_release (int dirfd, shim_error_t *err);
+ * it with the state its startContainer hooks get (NULL: the one of
+ * create), and wait until it has exec'd or reports why it could not. */
+int container_release (int dirfd, const char *state_json, shim_error_t *err);
 
 #endif

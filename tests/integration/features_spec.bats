@@ -28,11 +28,25 @@ load lifecycle_helpers
 @test "features: linux namespaces, cgroup v2, the verdict annotations" {
 	run --separate-stderr shim features
 	assert_status 0
-	assert_eq "$(jq -c '.linux.namespaces | sort' <<<"$output")" '["cgroup","ipc","mount","network","pid","uts"]'
+	assert_eq "$(jq -c '.linux.namespaces | sort' <<<"$output")" '["cgroup","ipc","mount","network","pid","user","uts"]'
 	assert_eq "$(jq -r .linux.cgroup.v2 <<<"$output")" true
 	jq -e '.mountOptions | index("ro") != null and index("bind") != null' <<<"$output" >/dev/null
 	assert_eq "$(jq -r '.annotations["io.github.shim.verdict.annotations"]' <<<"$output")" \
 		"io.github.shim.verdict io.github.shim.oom-killed io.github.shim.reason"
+}
+
+@test "features: seccomp and capabilities as config.json may use them" {
+	run --separate-stderr shim features
+	assert_status 0
+	assert_eq "$(jq -r .linux.seccomp.enabled <<<"$output")" true
+	jq -e '.linux.seccomp.actions | index("SCMP_ACT_NOTIFY") != null and index("SCMP_ACT_ERRNO") != null' <<<"$output" >/dev/null
+	jq -e '.linux.seccomp.operators | index("SCMP_CMP_MASKED_EQ") != null' <<<"$output" >/dev/null
+	jq -e '.linux.seccomp.archs | index("SCMP_ARCH_X86_64") != null' <<<"$output" >/dev/null
+	jq -e '.linux.capabilities | index("CAP_SYS_ADMIN") != null and index("CAP_CHOWN") != null' <<<"$output" >/dev/null
+	# Every capability features lists is one config.json may grant.
+	cfg --argjson c "$(jq -c .linux.capabilities <<<"$output")" '.process.capabilities = {bounding: $c}'
+	run_shim
+	assert_status 0
 }
 
 @test "features takes no arguments" {
