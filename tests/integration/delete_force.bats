@@ -16,7 +16,7 @@ gone_for_good() {
 	[ -z "$cg" ] || [ ! -e "$cg/shim/$ID" ]
 	wait_gone "$@"
 	for p; do
-		! alive "$p"
+		dead "$p"
 	done
 }
 
