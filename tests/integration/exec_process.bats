@@ -125,7 +125,7 @@ sleep 1000 "
 	assert_eq "$(readlink "/proc/$pid/ns/pid")" "$(readlink "/proc/$init/ns/pid")"
 	shim ps --format json "$ID" | jq -e --argjson p "$pid" 'index($p) != null' >/dev/null
 	ct_cleanup
-	! alive "$pid"
+	dead "$pid"
 }
 
 @test "exec in a created container runs, and init still waits for start" {

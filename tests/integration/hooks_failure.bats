@@ -86,7 +86,7 @@ failing_create() {
 	assert_status 1
 	assert_eq "$stderr" 'shim: hooks.startContainer[0] "/bin/sh": exited with status 4: not today'
 	wait_gone "$pid"
-	! alive "$pid"
+	dead "$pid"
 	[ ! -e "$T/share/ran" ]
 	wait_status stopped
 	# runtime-spec: the lifecycle goes on with delete

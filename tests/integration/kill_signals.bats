@@ -51,7 +51,8 @@ kill_and_expect() {
 	local rt3 rtmax1
 	rt3=$(kill -l RTMIN+3)
 	rtmax1=$(kill -l RTMAX-1)
-	[ "$rt3" -gt 31 ] && [ "$rtmax1" -gt "$rt3" ]
+	[ "$rt3" -gt 31 ]
+	[ "$rtmax1" -gt "$rt3" ]
 	trapping "$rt3" "$rtmax1"
 	ct_up
 	wait_ready_ct
@@ -70,7 +71,7 @@ kill_and_expect() {
 	assert_status 0
 	wait_status stopped
 	wait_gone "$pid"
-	! alive "$pid"
+	dead "$pid"
 	ct_cleanup
 }
 
@@ -82,7 +83,7 @@ kill_and_expect() {
 	run --separate-stderr shim kill "$ID" KILL
 	assert_status 0
 	wait_status stopped
-	! alive "$pid"
+	dead "$pid"
 	run --separate-stderr shim start "$ID"
 	assert_error "cannot start container \`$ID\`: it is stopped"
 	ct_cleanup
@@ -131,7 +132,7 @@ kill_and_expect() {
 	wait_gone $pids
 	local p
 	for p in $pids; do
-		! alive "$p"
+		dead "$p"
 	done
 	wait_status stopped
 	ct_cleanup

@@ -132,6 +132,15 @@ alive() {
 	[ "$s" != Z ] && [ "$s" != X ]
 }
 
+# dead PID: the process is gone (or a zombie).  A function, not `! alive`:
+# bash's errexit ignores a `!` command, so that would never fail a test.
+dead() {
+	if alive "$1"; then
+		echo "process $1 is still alive: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" >&2
+		return 1
+	fi
+}
+
 # ct_stop [ID]: SIGKILL everything of the container (kill --all), then wait
 # until it is stopped and its detached watcher, having recorded the end,
 # has exited.  What delete then removes is no longer changing under it.

@@ -99,7 +99,7 @@ frozen() {
 	run --separate-stderr shim delete --force "$ID"
 	assert_status 0
 	wait_gone "$pid"
-	! alive "$pid"
+	dead "$pid"
 	[ ! -e "$STATE/$ID" ]
 	[ ! -e "$CG/shim/$ID" ]
 	wait_no_tagged

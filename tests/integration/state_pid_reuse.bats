@@ -17,7 +17,8 @@ starttime() {
 other_process() {
 	local want i
 	want=$(jq -r .pid_start "$STATE/$ID/state.json")
-	[ -n "$want" ] && [ "$want" != null ]
+	[ -n "$want" ] || return 1
+	[ "$want" != null ] || return 1
 	for ((i = 0; i < 100; i++)); do
 		sleep 1000 </dev/null >/dev/null 2>&1 3>&- &
 		OTHER=$!
@@ -90,7 +91,7 @@ point_pid_at() {
 	run --separate-stderr shim kill --all "$ID" KILL
 	assert_status 0
 	wait_gone "$init"
-	! alive "$init"
+	dead "$init"
 	wait_no_tagged
 	run --separate-stderr shim delete --force "$ID"
 	assert_status 0
