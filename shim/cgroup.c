@@ -871,8 +871,10 @@ cgroup_update (struct shim_cgroup *cg, const struct shim_resources *r, shim_erro
   /* What create delegated is what this cgroup offers. */
   if (read_controllers (cg->dirfd, "cgroup.controllers", &have, err) < 0)
     return -1;
-  if (r->has_memory_limit && !(have & CTRL_MEMORY))
-    return shim_error_plain (err, ENOTSUP, "memory: the memory controller is not enabled for cgroup `%s`",
-                             cg->path);
+  /* As at create: a limit the cgroup cannot enforce is an error, never a
+   * silent success (the update has no --allow-unenforced-limits). */
+  if (required_controllers (r) & ~have)
+    return shim_error_plain (err, ENOTSUP, "cannot enforce the %s limit: the controller is not enabled for cgroup `%s`",
+                             first_ctrl (required_controllers (r) & ~have), cg->path);
   return apply_resources (cg->dirfd, r, have, err);
 }
