@@ -68,14 +68,14 @@ has_ctrl() {
 		assert_status 0
 		assert_eq "$(cat "$CG/shim/$ID/memory.max")" 67108864
 	else
-		assert_error "memory: the memory controller is not enabled for cgroup \`/shim/$ID\`"
+		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
 	# the same limit as JSON on stdin: the same outcome
 	run --separate-stderr shim update --resources - "$ID" <<<'{"memory": {"limit": 67108864}}'
 	if has_ctrl memory; then
 		assert_status 0
 	else
-		assert_error "memory: the memory controller is not enabled for cgroup \`/shim/$ID\`"
+		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
 	ct_cleanup
 }
