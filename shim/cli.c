@@ -2,11 +2,13 @@
 /* main(): global options, then one command from the table.  The only place
  * that prints an error. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "log.h"
+#include "security.h"
 #include "state.h"
 
 #ifndef SHIM_VERSION
@@ -18,22 +20,25 @@ static const struct
   const char *name;
   int (*fn) (struct global_opts *, int, char **, shim_error_t *);
   const char *help;
+  /* Starts a process in a container: runs from a sealed copy of the
+   * binary (security_run_sealed_copy). */
+  bool sealed;
 } commands[] = {
-  { "run", cmd_run, "create and run a container (in the foreground, or --detach)" },
-  { "create", cmd_create, "create a container; its process waits for `start`" },
-  { "start", cmd_start, "start the process of a created container" },
-  { "state", cmd_state, "print a container's state (the verdict, once stopped)" },
-  { "kill", cmd_kill, "send a signal to a container's init (--all: to every process)" },
-  { "delete", cmd_delete, "remove a stopped container (--force: kill it first)" },
-  { "exec", cmd_exec, "run another process in a container" },
-  { "list", cmd_list, "list the containers" },
-  { "ps", cmd_ps, "list a container's processes" },
-  { "events", cmd_events, "stream a container's oom events and stats (--stats: once)" },
-  { "pause", cmd_pause, "freeze every process of a container" },
-  { "resume", cmd_resume, "thaw a paused container" },
-  { "update", cmd_update, "change a container's resources" },
-  { "features", cmd_features, "print what this runtime implements (JSON)" },
-  { "spec", cmd_spec, "write a default config.json" },
+  { "run", cmd_run, "create and run a container (in the foreground, or --detach)", true },
+  { "create", cmd_create, "create a container; its process waits for `start`", true },
+  { "start", cmd_start, "start the process of a created container", false },
+  { "state", cmd_state, "print a container's state (the verdict, once stopped)", false },
+  { "kill", cmd_kill, "send a signal to a container's init (--all: to every process)", false },
+  { "delete", cmd_delete, "remove a stopped container (--force: kill it first)", false },
+  { "exec", cmd_exec, "run another process in a container", true },
+  { "list", cmd_list, "list the containers", false },
+  { "ps", cmd_ps, "list a container's processes", false },
+  { "events", cmd_events, "stream a container's oom events and stats (--stats: once)", false },
+  { "pause", cmd_pause, "freeze every process of a container", false },
+  { "resume", cmd_resume, "thaw a paused container", false },
+  { "update", cmd_update, "change a container's resources", false },
+  { "features", cmd_features, "print what this runtime implements (JSON)", false },
+  { "spec", cmd_spec, "write a default config.json", false },
 };
 
 static void
@@ -49,6 +54,7 @@ usage (FILE *f)
 int
 main (int argc, char **argv)
 {
+  char **argv_all = argv;
   static const struct option opts[] = {
     { "root", required_argument, NULL, 'r' },
     { "log", required_argument, NULL, 'l' },
@@ -105,6 +111,13 @@ main (int argc, char **argv)
     {
       log_msg (LOG_ERROR, "unknown command `%s`", argv[optind]);
       usage (stderr);
+      return 1;
+    }
+  /* Before anything else happens: the re-exec starts over with the same
+   * arguments. */
+  if (commands[i].sealed && security_run_sealed_copy (argv_all, &err) < 0)
+    {
+      log_error_release (&err);
       return 1;
     }
   /* The command's getopt starts over on its own argv. */

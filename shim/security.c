@@ -19,14 +19,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <elf.h>
 #include <linux/magic.h>
 #include <seccomp.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/un.h>
+#include <unistd.h>
 #include <yajl/yajl_gen.h>
 
 #include "log.h"
@@ -468,4 +474,71 @@ security_state_release (struct security_state *st)
   free (st->listener_msg);
   free (st->lsm_value);
   st->listener_msg = st->lsm_value = NULL;
+}
+
+/* ---- the sealed copy of the binary ---- */
+
+#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/* The bytes of the ELF file the kernel and ld.so read: up to the end of the
+ * last PT_LOAD segment.  The debug sections and the section headers after
+ * it would only cost memory in every copy (measured: 226 KiB of shim's
+ * 858 KiB with -g); 0 if the file does not look like our ELF. */
+static off_t
+loaded_size (int fd, off_t size)
+{
+  Elf64_Ehdr eh;
+  off_t end = 0;
+  int i;
+
+  if (pread (fd, &eh, sizeof (eh), 0) != (ssize_t) sizeof (eh) || memcmp (eh.e_ident, ELFMAG, SELFMAG) != 0
+      || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof (Elf64_Phdr))
+    return 0;
+  for (i = 0; i < eh.e_phnum; i++)
+    {
+      Elf64_Phdr ph;
+      if (pread (fd, &ph, sizeof (ph), (off_t) (eh.e_phoff + (Elf64_Off) i * sizeof (ph))) != (ssize_t) sizeof (ph))
+        return 0;
+      if (ph.p_type == PT_LOAD && (off_t) (ph.p_offset + ph.p_filesz) > end)
+        end = (off_t) (ph.p_offset + ph.p_filesz);
+    }
+  return end > 0 && end <= size ? end : 0;
+}
+
+int
+security_run_sealed_copy (char **argv, shim_error_t *err)
+{
+  cleanup_close int exe = open ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  cleanup_close int copy = -1;
+  struct stat st;
+  off_t off = 0, len;
+  int seals;
+
+  if (exe < 0)
+    return shim_error_errno (err, "open /proc/self/exe");
+  seals = fcntl (exe, F_GET_SEALS);
+  if (seals >= 0 && (seals & SEALS) == SEALS)
+    return 0;
+  if (fstat (exe, &st) < 0)
+    return shim_error_errno (err, "stat /proc/self/exe");
+  len = loaded_size (exe, st.st_size);
+  if (len == 0)
+    len = st.st_size;
+  copy = memfd_create ("shim", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (copy < 0)
+    return shim_error_errno (err, "memfd_create for a sealed copy of the runtime");
+  while (off < len)
+    {
+      ssize_t n = sendfile (copy, exe, &off, (size_t) (len - off));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return shim_error_errno (err, "copy the runtime into its sealed memfd");
+    }
+  if (fcntl (copy, F_ADD_SEALS, SEALS) < 0)
+    return shim_error_errno (err, "seal the runtime's memfd copy");
+  /* Close-on-exec is fine for an ELF binary: the kernel has it open by the
+   * time it closes the fds. */
+  syscall (SYS_execveat, copy, "", argv, environ, AT_EMPTY_PATH);
+  return shim_error_errno (err, "execveat the runtime's sealed copy");
 }

@@ -34,4 +34,14 @@ int security_apply (const struct shim_config *cfg, struct security_state *st, sh
 
 void security_state_release (struct security_state *st);
 
+/* CVE-2019-5736: a container process can execute /proc/self/exe of the
+ * runtime process that execs it (a script whose interpreter is
+ * /proc/self/exe) and, once the runtime has exited, write through it to
+ * the runtime's binary on the host.  The commands that start container
+ * processes therefore re-exec themselves, with ARGV, from a sealed memfd
+ * copy of the binary: that is all /proc/self/exe can ever lead to.
+ * Returns 0 at once when already running from such a copy; otherwise does
+ * not return unless it fails. */
+int security_run_sealed_copy (char **argv, shim_error_t *err);
+
 #endif

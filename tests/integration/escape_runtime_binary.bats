@@ -8,6 +8,8 @@
 load helpers
 load security_helpers
 
+SEALS=$REPO/tests/helpers/seals
+
 @test "/proc/1/exe is the container's program, and nothing in /proc leads to the shim binary" {
 	local shim_id
 	shim_id=$(stat -L -c '%d:%i' "$SHIM_BIN")
@@ -39,23 +41,35 @@ load security_helpers
 	timeout 10 sh -c 'until [ -e "$1" ]; do sleep 0.05; done' _ "$T/l/listening"
 	seccomp_cfg "$(jq -nc --arg p "$T/l.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $p,
 		syscalls: [{names: ["sched_yield"], action: "SCMP_ACT_NOTIFY"}]}')"
-	# init waits (bounded) for a process named shim, then tries its exe.
-	sh_cmd 'for i in $(seq 1 400); do
+	# init waits (bounded) for exec's process (told by its command line,
+	# spelled so that the script's own does not match), then tries its exe.
+	sh_cmd 'pat="ex""ec -d"
+		for i in $(seq 1 400); do
 			for p in /proc/[0-9]*; do
-				[ "$(cat $p/comm 2>/dev/null)" = shim ] || continue
+				case "$(tr "\0" " " <$p/cmdline 2>/dev/null)" in *" $pat "*) ;; *) continue ;; esac
 				echo "found ${p#/proc/}"
 				readlink $p/exe 2>&1
 				stat -L -c "%d:%i" $p/exe 2>&1
+				# Hold it there until the host has looked too.
+				until [ -e /tmp/share/done ]; do sleep 0.05; done
 				exit 0
 			done
 			sleep 0.05
 		done
 		echo "no shim process seen"'
+	share_dir
 	shim create --bundle "$BUNDLE" "$ID" >"$T/out" 2>&1
 	shim start "$ID"
 	timeout 10 sh -c 'until [ -e "$1" ]; do sleep 0.05; done' _ "$T/l/ready"
 	shim exec -d "$ID" /bin/true 3>&- &
 	exec_pid=$!
+	timeout 20 sh -c 'until grep -q "^found" "$1"; do sleep 0.05; done' _ "$T/out"
+	# Seen from the host, the process held in connect(2) is a sealed copy.
+	local child
+	child=$(pgrep -P "$exec_pid" | head -n 1)
+	[ -n "$child" ]
+	assert_contains "$(readlink "/proc/$child/exe")" "/memfd:shim"
+	touch "$T/share/done"
 	timeout 30 sh -c 'until [ "$("$@" | jq -r .status)" = stopped ]; do sleep 0.05; done' \
 		_ env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" state "$ID"
 	# The pid namespace died with init, exec's process with it.
@@ -66,4 +80,21 @@ load security_helpers
 	assert_contains "$output" "found "
 	assert_contains "$output" "Permission denied"
 	assert_not_contains "$output" "$shim_id" "the shim binary (dev:ino $shim_id) is reachable"
+}
+
+# The classic CVE-2019-5736 path: the container runs /proc/self/exe of the
+# runtime process that execs it (a script whose interpreter is
+# /proc/self/exe) and keeps a handle on it.  create, run and exec re-exec
+# themselves from a sealed memfd copy first, so that handle can only ever
+# be the copy.
+@test "create: init's /proc/PID/exe is a sealed memfd copy, never the binary on the host" {
+	local pid shim_id
+	shim_id=$(stat -L -c '%d:%i' "$SHIM_BIN")
+	make_bundle sleeper
+	shim create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
+	pid=$(cat "$T/pid")
+	assert_contains "$(readlink "/proc/$pid/exe")" "/memfd:shim"
+	assert_not_contains "$(stat -L -c '%d:%i' "/proc/$pid/exe")" "$shim_id"
+	assert_eq "$("$SEALS" "/proc/$pid/exe")" "seal shrink grow write"
+	shim delete --force "$ID"
 }
