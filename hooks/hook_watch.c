@@ -173,29 +173,38 @@ seconds_since (const struct timespec *t)
   return (double) (now.tv_sec - t->tv_sec) + (double) (now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
+/* The marker as soon as the counters in W->m prove the OOM kill: podman
+ * looks for it right after conmon reports the exit. */
+static void
+mark_if_oom (struct watch *w, bool ended)
+{
+  shim_error_t tmp = NULL;
+  struct watch_record r;
+  struct verdict v;
+
+  if (w->bundle_fd < 0 || w->marked)
+    return;
+  r = as_record (&w->m, ended);
+  r.have_status = w->ie.known;
+  r.status = w->ie.status;
+  hook_verdict_compute (w->id, &r, NULL, &v);
+  if (v.oom_killed == VERDICT_TRUE && hook_oom_file_create (w->bundle_fd, &tmp) == 0)
+    w->marked = true;
+  shim_error_release (&tmp);
+}
+
 static void
 write_record (struct watch *w, bool ended)
 {
   shim_error_t tmp = NULL;
 
+  /* The marker first: the record can wait a few writes, podman cannot. */
+  mark_if_oom (w, ended);
   if (watch_record_write (w->cfd, HOOK_RECORD, &w->m, ended, known_status (w), &tmp) < 0)
     shim_error_release (&tmp);
   w->written_local = w->m.last.events_local;
   w->written_tree = w->m.last.events;
   clock_gettime (CLOCK_MONOTONIC, &w->written_at);
-  /* The marker as soon as the counters prove the OOM kill: podman looks
-   * for it right after conmon reports the exit. */
-  if (w->bundle_fd >= 0 && !w->marked)
-    {
-      struct watch_record r = as_record (&w->m, ended);
-      struct verdict v;
-      r.have_status = w->ie.known;
-      r.status = w->ie.status;
-      hook_verdict_compute (w->id, &r, NULL, &v);
-      if (v.oom_killed == VERDICT_TRUE && hook_oom_file_create (w->bundle_fd, &tmp) == 0)
-        w->marked = true;
-      shim_error_release (&tmp);
-    }
 }
 
 static void
@@ -244,6 +253,32 @@ pread_u64 (int fd, const char *name, uint64_t *out)
       return false;
     }
   return true;
+}
+
+/* init has exited: the OOM counters are final for it.  Only the two event
+ * files, through the fds already open, before the full snapshot (whose
+ * memory.stat costs a stats flush): the marker must beat podman. */
+static void
+quick_mark (struct watch *w)
+{
+  struct cg_memory_events local, tree;
+  struct monitor saved;
+
+  if (w->bundle_fd < 0 || w->marked || !pread_events (w->m.events_fd, "memory.events.local", &local)
+      || !pread_events (w->tree_fd, "memory.events", &tree))
+    return;
+  saved = w->m;
+  if (!w->m.have_last)
+    {
+      w->m.last = w->m.baseline;
+      w->m.have_last = w->m.have_baseline;
+    }
+  w->m.last.events_local = local;
+  w->m.last.events = tree;
+  w->m.last.have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
+  mark_if_oom (w, false);
+  /* The full snapshot comes next, in persist(). */
+  w->m = saved;
 }
 
 /* The cgroup was seen empty: nothing can raise its counters any more, and
@@ -304,8 +339,27 @@ watch_loop (struct watch *w)
         }
       if (poll (pfd, 4, init_exit_timeout (&w->ie)) < 0 && errno != EINTR)
         _exit (1);
-      if (init_exit_event (&w->ie, pfd[3].revents))
-        write_record (w, false);
+      /* init's exit: the earliest moment the counters of an OOM kill that
+       * took it can be read (memory.events.local's own notification goes
+       * through a workqueue and a 10 ms rate limit), and podman looks for
+       * <bundle>/oom as soon as conmon reports the exit. */
+      switch (init_exit_event (&w->ie, pfd[3].revents))
+        {
+        case 0:
+          break;
+        case INIT_EXITED:
+          quick_mark (w);
+          persist (w);
+          break;
+        default:
+          {
+            shim_error_t tmp = NULL;
+            if (monitor_update (&w->m, &tmp) < 0)
+              shim_error_release (&tmp);
+            write_record (w, false);
+          }
+          break;
+        }
       /* kernfs reports a change until it is read through the polled fd. */
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (w->tree_fd, ack, sizeof ack, 0);

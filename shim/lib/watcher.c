@@ -170,10 +170,9 @@ persist (int dirfd, const char *name, struct monitor *m, bool ended, const struc
   shim_error_t tmp = NULL;
   if (monitor_update (m, &tmp) < 0)
     shim_error_release (&tmp); /* the cgroup may be gone: keep what we had */
-  if (watch_record_write (dirfd, name, m, ended, ie->known ? &ie->status : NULL, &tmp) < 0)
-    shim_error_release (&tmp);
-  /* The marker the moment the counters prove the kill: podman reads it as
-   * soon as it learns of the exit, which may be before anyone asks us. */
+  /* The marker the moment the counters prove the kill, before the record:
+   * podman reads it as soon as it learns of the exit, which may be before
+   * anyone asks us. */
   if (mk->bundle_fd >= 0 && !mk->marked)
     {
       struct verdict_input in = { .container_id = mk->id, .memory_limit_enforced = true };
@@ -188,6 +187,8 @@ persist (int dirfd, const char *name, struct monitor *m, bool ended, const struc
           mk->marked = true;
         }
     }
+  if (watch_record_write (dirfd, name, m, ended, ie->known ? &ie->status : NULL, &tmp) < 0)
+    shim_error_release (&tmp);
 }
 
 /* How long an emptied cgroup's watcher waits for init to be reaped, for its
@@ -232,21 +233,24 @@ learn_exit (struct init_exit *ie)
   ie->done = true;
 }
 
-bool
+int
 init_exit_event (struct init_exit *ie, short revents)
 {
-  if (revents & (POLLHUP | POLLERR))
-    {
-      learn_exit (ie);
-      return ie->known;
-    }
-  if (revents & POLLIN)
+  int news = 0;
+  if ((revents & (POLLIN | POLLHUP | POLLERR)) && !ie->exited)
     {
       ie->exited = true;
+      news |= INIT_EXITED;
       /* Without a status to wait for, the pidfd has told all it can. */
       ie->done = !ie->follow_status;
     }
-  return false;
+  if (revents & (POLLHUP | POLLERR))
+    {
+      learn_exit (ie);
+      if (ie->known)
+        news |= INIT_STATUS_KNOWN;
+    }
+  return news;
 }
 
 bool
@@ -321,6 +325,10 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
       /* `delete` removed the state: there is no one left to tell. */
       if ((pfd[4].revents & POLLIN) && state_deleted (gone_fd))
         _exit (0);
+      /* init's death is the earliest sign of an OOM kill that took it:
+       * the counters are final by then, while memory.events.local's
+       * notification goes through a workqueue and a 10 ms rate limit, and
+       * podman may look for <bundle>/oom as soon as it sees the exit. */
       if (init_exit_event (ie, pfd[3].revents))
         persist (dirfd, name, m, false, ie, mk);
       /* kernfs reports a change until it is read through the polled fd

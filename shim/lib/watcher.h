@@ -64,8 +64,14 @@ void init_exit_init (struct init_exit *ie, int pidfd);
  * drop cgroup.events' last notification (see watcher.c). */
 struct pollfd init_exit_pollfd (const struct init_exit *ie);
 int init_exit_timeout (const struct init_exit *ie);
-/* What poll said of the pidfd.  True when the status has just been learnt. */
-bool init_exit_event (struct init_exit *ie, short revents);
+/* What poll said of the pidfd: INIT_EXITED when init's exit has just been
+ * seen, INIT_STATUS_KNOWN when its status has just been learnt, 0 else. */
+enum
+{
+  INIT_EXITED = 1,
+  INIT_STATUS_KNOWN = 2,
+};
+int init_exit_event (struct init_exit *ie, short revents);
 /* With the cgroup empty: wait (bounded) for the reap and its status.
  * STOP_FD readable and STOP(STOP_FD) true ends the wait early: returns
  * false then. */
