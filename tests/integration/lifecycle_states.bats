@@ -17,8 +17,9 @@ load lifecycle_helpers
 	pid=$(ct_field pid)
 	[ "$pid" -gt 0 ]
 	alive "$pid"
-	# Still the runtime's clone, not the workload: nothing exec'd yet.
-	assert_eq "$(readlink "/proc/$pid/exe")" "$(readlink -f "$SHIM_BIN")" "init's executable"
+	# Still the runtime's clone (its sealed copy), not the workload:
+	# nothing exec'd yet.
+	assert_contains "$(readlink "/proc/$pid/exe")" "/memfd:shim" "init's executable"
 	[ ! -e "$T/share/started" ]
 	# and it stays so: a second look finds the same.
 	assert_eq "$(ct_status)" created
