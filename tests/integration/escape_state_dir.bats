@@ -25,3 +25,13 @@ load helpers
 	assert_status 0
 	assert_eq "$output" 0
 }
+
+# On the host too, only root reaches a container's state: the dir is 0700
+# and the exec socket that starts the container lives in it.
+@test "the state dir is 0700, with exec.sock inside it while the container is created" {
+	make_bundle sleeper
+	shim create --bundle "$BUNDLE" "$ID" >"$T/out" 2>&1
+	assert_eq "$(stat -c %a "$STATE/$ID")" 700
+	[ -S "$STATE/$ID/exec.sock" ]
+	shim delete --force "$ID"
+}
