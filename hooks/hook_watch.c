@@ -255,19 +255,17 @@ pread_u64 (int fd, const char *name, uint64_t *out)
   return true;
 }
 
-/* init has exited: the OOM counters are final for it.  Only the two event
- * files, through the fds already open, before the full snapshot (whose
- * memory.stat costs a stats flush): the marker must beat podman. */
+/* Mark from the two event files only, through the fds already open (the
+ * full snapshot's memory.stat costs a stats flush). */
 static void
-quick_mark (struct watch *w)
+mark_from_events (struct watch *w)
 {
   struct cg_memory_events local, tree;
-  struct monitor saved;
+  struct monitor saved = w->m;
 
-  if (w->bundle_fd < 0 || w->marked || !pread_events (w->m.events_fd, "memory.events.local", &local)
+  if (!pread_events (w->m.events_fd, "memory.events.local", &local)
       || !pread_events (w->tree_fd, "memory.events", &tree))
     return;
-  saved = w->m;
   if (!w->m.have_last)
     {
       w->m.last = w->m.baseline;
@@ -277,8 +275,31 @@ quick_mark (struct watch *w)
   w->m.last.events = tree;
   w->m.last.have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
   mark_if_oom (w, false);
-  /* The full snapshot comes next, in persist(). */
+  /* The full snapshot is the loop's to take. */
   w->m = saved;
+}
+
+/* init has exited: the marker now, before podman looks.  The kernel counts
+ * oom_group_kill only after it has signalled the whole group, so init can
+ * be gone before that counter rose; when an OOM kill is counted but not
+ * yet as a group kill, wait (bounded) for memory.events.local's next
+ * notification and look again. */
+#define GROUP_KILL_WAIT_MS 100
+static void
+quick_mark (struct watch *w)
+{
+  struct cg_memory_events local;
+  struct pollfd p = { .fd = w->m.events_fd, .events = POLLPRI };
+
+  if (w->bundle_fd < 0 || w->marked)
+    return;
+  mark_from_events (w);
+  if (w->marked || !pread_events (w->m.events_fd, "memory.events.local", &local)
+      || local.oom_kill <= w->m.baseline.events_local.oom_kill
+      || local.oom_group_kill > w->m.baseline.events_local.oom_group_kill)
+    return;
+  if (poll (&p, 1, GROUP_KILL_WAIT_MS) > 0)
+    mark_from_events (w);
 }
 
 /* The cgroup was seen empty: nothing can raise its counters any more, and
@@ -342,24 +363,16 @@ watch_loop (struct watch *w)
       /* init's exit: the earliest moment the counters of an OOM kill that
        * took it can be read (memory.events.local's own notification goes
        * through a workqueue and a 10 ms rate limit), and podman looks for
-       * <bundle>/oom as soon as conmon reports the exit. */
-      switch (init_exit_event (&w->ie, pfd[3].revents))
-        {
-        case 0:
-          break;
-        case INIT_EXITED:
+       * <bundle>/oom as soon as conmon reports the exit.  Only the marker
+       * here: the loop's top reads the end through the open fds first,
+       * because runc removes the cgroup right after it reaps init. */
+      {
+        int ev = init_exit_event (&w->ie, pfd[3].revents);
+        if (ev & INIT_EXITED)
           quick_mark (w);
-          persist (w);
-          break;
-        default:
-          {
-            shim_error_t tmp = NULL;
-            if (monitor_update (&w->m, &tmp) < 0)
-              shim_error_release (&tmp);
-            write_record (w, false);
-          }
-          break;
-        }
+        if (ev)
+          continue;
+      }
       /* kernfs reports a change until it is read through the polled fd. */
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (w->tree_fd, ack, sizeof ack, 0);
