@@ -353,7 +353,7 @@ watch_loop (struct watch *w)
           /* The counters first: the runtime removes the cgroup right
            * after it reaps init. */
           persist_final (w);
-          init_exit_wait_reap (&w->ie, -1, NULL);
+          init_exit_wait_reap (&w->ie, -1, NULL, NULL);
           if (w->ie.known)
             write_record (w, true);
           _exit (0);
@@ -389,32 +389,8 @@ become_watcher (struct watch *w, int lock_fd, int cgfd)
 {
   int keep[] = { w->m.events_fd, w->tree_fd,   w->peak_fd, w->cg_events_fd,
                  w->cfd,         w->bundle_fd, lock_fd,    cgfd, w->ie.pidfd };
-  int devnull, top = 2;
 
-  if (setsid () < 0 || fork () != 0)
-    _exit (0);
-  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0)
-    _exit (1);
-  for (int i = 0; i < 3; i++)
-    if (dup2 (devnull, i) < 0)
-      _exit (1);
-  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-    if (keep[i] > top)
-      top = keep[i];
-  for (int fd = 3; fd <= top; fd++)
-    {
-      bool wanted = false;
-      for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        wanted |= keep[i] == fd;
-      if (!wanted)
-        close (fd);
-    }
-  close_range ((unsigned) top + 1, ~0U, 0);
-  if (chdir ("/") < 0)
-    _exit (1);
-  signal (SIGPIPE, SIG_IGN);
-  signal (SIGHUP, SIG_IGN);
+  watcher_become_detached (keep, sizeof keep / sizeof keep[0]);
   watch_loop (w);
 }
 

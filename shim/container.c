@@ -592,6 +592,67 @@ converse (const struct container_opts *opts, pid_t pid, int fd, struct container
     }
 }
 
+/* A child that failed on the way (and said where, or we did): nothing of it
+ * may survive. */
+static void
+reap_failed (int pidfd, struct container_proc *out)
+{
+  siginfo_t si;
+  syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+  waitid (P_PIDFD, (id_t) pidfd, &si, WEXITED);
+  close (pidfd);
+  if (out && out->pty_master >= 0)
+    close (out->pty_master);
+  if (out)
+    out->pty_master = -1;
+}
+
+/* clone3 a child with a pidfd into the pid namespace PID_NS_FD (-1: ours)
+ * and the cgroup CGROUP_FD (-1: ours), with FLAGS (CLONE_NEW*) on top.
+ * Joining a pid namespace only applies to children: it is done around the
+ * clone and undone right after.  Returns the pid, 0 in the child; -1 with
+ * nothing left behind. */
+static pid_t
+clone_into (int pid_ns_fd, int cgroup_fd, uint64_t flags, int *pidfd, shim_error_t *err)
+{
+  cleanup_close int own_pid_ns = -1;
+  struct clone_args ca = {
+    .flags = flags | CLONE_PIDFD,
+    .pidfd = (uint64_t) (uintptr_t) pidfd,
+    .exit_signal = SIGCHLD,
+  };
+  pid_t pid;
+  int saved;
+
+  if (pid_ns_fd >= 0)
+    {
+      own_pid_ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+      if (own_pid_ns < 0)
+        return shim_error_errno (err, "open /proc/self/ns/pid");
+      if (setns (pid_ns_fd, CLONE_NEWPID) < 0)
+        return shim_error_errno (err, "join the container's pid namespace");
+    }
+  if (cgroup_fd >= 0)
+    {
+      ca.flags |= CLONE_INTO_CGROUP;
+      ca.cgroup = (uint64_t) cgroup_fd;
+    }
+  pid = (pid_t) syscall (SYS_clone3, &ca, sizeof (ca));
+  if (pid == 0)
+    return 0;
+  saved = errno;
+  if (own_pid_ns >= 0 && setns (own_pid_ns, CLONE_NEWPID) < 0)
+    {
+      shim_error_errno (err, "return to the runtime's pid namespace");
+      if (pid > 0)
+        reap_failed (*pidfd, NULL);
+      return -1;
+    }
+  if (pid < 0)
+    return shim_error (err, saved, "clone3");
+  return pid;
+}
+
 int
 container_spawn (const struct shim_config *cfg, const struct container_opts *opts,
                  struct container_proc *out, shim_error_t *err)
@@ -599,11 +660,10 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   __attribute__ ((cleanup (close_ns_fds))) struct ns_fds ns = { 0 };
   cleanup_close int parent_end = -1;
   cleanup_close int child_end = -1;
-  cleanup_close int own_pid_ns = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
   const struct shim_namespace *user = shim_config_namespace (cfg, CLONE_NEWUSER);
   bool join_user = user != NULL && user->path != NULL;
-  struct clone_args ca = { 0 };
+  uint64_t flags = 0;
   pid_t pid;
   size_t i;
 
@@ -624,29 +684,10 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       if (join_user)
         ns.unshare_flags |= type;
       else
-        ca.flags |= (uint64_t) type;
+        flags |= (uint64_t) type;
     }
 
-  /* Joining a pid namespace only applies to children, so it is done here,
-   * around the clone, and undone right after. */
-  if (pid_ns_fd >= 0)
-    {
-      own_pid_ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-      if (own_pid_ns < 0)
-        return shim_error_errno (err, "open /proc/self/ns/pid");
-      if (setns (pid_ns_fd, CLONE_NEWPID) < 0)
-        return shim_error_errno (err, "linux.namespaces: join the pid namespace");
-    }
-
-  ca.flags |= CLONE_PIDFD;
-  ca.pidfd = (uint64_t) (uintptr_t) &pidfd;
-  ca.exit_signal = SIGCHLD;
-  if (opts->cgroup_fd >= 0)
-    {
-      ca.flags |= CLONE_INTO_CGROUP;
-      ca.cgroup = (uint64_t) opts->cgroup_fd;
-    }
-  pid = (pid_t) syscall (SYS_clone3, &ca, sizeof (ca));
+  pid = clone_into (pid_ns_fd, opts->cgroup_fd, flags, &pidfd, err);
   if (pid == 0)
     {
       shim_error_t cerr = NULL;
@@ -656,33 +697,19 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       child_fail (&cerr);
     }
   if (pid < 0)
-    return shim_error_errno (err, "clone3");
-  if (own_pid_ns >= 0 && setns (own_pid_ns, CLONE_NEWPID) < 0)
+    return -1;
+  if (userns_write_maps (pid, parent_end, cfg, err) == 0)
     {
-      shim_error_errno (err, "return to the runtime's pid namespace");
-      kill (pid, SIGKILL);
+      /* EOF on parent_end must mean the child closed its end. */
+      close (steal_fd (&child_end));
+      if (converse (opts, pid, parent_end, out, err) == 0)
+        {
+          out->pid = pid;
+          out->pidfd = pidfd;
+          return 0;
+        }
     }
-  if (*err == NULL && userns_write_maps (pid, parent_end, cfg, err) < 0)
-    kill (pid, SIGKILL);
-  close (steal_fd (&child_end));
-
-  if (*err == NULL && converse (opts, pid, parent_end, out, err) == 0)
-    {
-      out->pid = pid;
-      out->pidfd = pidfd;
-      return 0;
-    }
-  /* It failed on the way and said where (or we did): nothing of it may
-   * survive. */
-  {
-    siginfo_t si;
-    syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-    waitid (P_PIDFD, (id_t) pidfd, &si, WEXITED);
-    close (pidfd);
-    if (out->pty_master >= 0)
-      close (out->pty_master);
-    out->pty_master = -1;
-  }
+  reap_failed (pidfd, out);
   return -1;
 }
 
@@ -786,9 +813,8 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
                 const struct exec_opts *o, struct container_proc *out, shim_error_t *err)
 {
   __attribute__ ((cleanup (close_fd_array))) int fds[6] = { -1, -1, -1, -1, -1, -1 };
-  cleanup_close int rootfd = -1, pidns = -1, own_pid_ns = -1, parent_end = -1, child_end = -1;
+  cleanup_close int rootfd = -1, pidns = -1, parent_end = -1, child_end = -1;
   struct container_opts copts = { .exec_listen_fd = -1, .console_fd = -1 };
-  struct clone_args ca = { 0 };
   char path[64];
   int pidfd = -1, sv[2];
   pid_t pid;
@@ -813,31 +839,23 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
     return shim_error_errno (err, "socketpair");
   parent_end = sv[0];
   child_end = sv[1];
-  /* CVE-2019-5736: until the exec, the child is this binary, inside the
-   * container's pid namespace.  Not dumpable (inherited by the child, reset
-   * by its execve), its /proc/PID/exe cannot be opened by the container's
-   * processes, so the host's shim cannot be reached or rewritten through it. */
+  /* Until the exec, the child is this binary (the sealed copy, see
+   * security_run_sealed_copy) inside the container's pid namespace.  Not
+   * dumpable either (inherited by the child, reset by its execve), as
+   * defense in depth for its /proc/PID/exe, mem and fds.  Measured without
+   * it: a container without CAP_SYS_PTRACE is refused anyway, because the
+   * kernel's ptrace check wants the caller's permitted set to cover the
+   * runtime's. */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     return shim_error_errno (err, "prctl(PR_SET_DUMPABLE)");
   if (shim_config_namespace (cfg, CLONE_NEWPID))
     {
       snprintf (path, sizeof (path), "/proc/%d/ns/pid", (int) init_pid);
       pidns = open (path, O_RDONLY | O_CLOEXEC);
-      own_pid_ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-      if (pidns < 0 || own_pid_ns < 0)
-        return shim_error_errno (err, "open the pid namespaces");
-      if (setns (pidns, CLONE_NEWPID) < 0)
-        return shim_error_errno (err, "join the container's pid namespace");
+      if (pidns < 0)
+        return shim_error_errno (err, "open `%s`", path);
     }
-  ca.flags = CLONE_PIDFD;
-  ca.pidfd = (uint64_t) (uintptr_t) &pidfd;
-  ca.exit_signal = SIGCHLD;
-  if (o->cgroup_fd >= 0)
-    {
-      ca.flags |= CLONE_INTO_CGROUP;
-      ca.cgroup = (uint64_t) o->cgroup_fd;
-    }
-  pid = (pid_t) syscall (SYS_clone3, &ca, sizeof (ca));
+  pid = clone_into (pidns, o->cgroup_fd, 0, &pidfd, err);
   if (pid == 0)
     {
       shim_error_t cerr = NULL;
@@ -847,21 +865,14 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
       child_fail (&cerr);
     }
   if (pid < 0)
-    return shim_error_errno (err, "clone3");
-  if (own_pid_ns >= 0 && setns (own_pid_ns, CLONE_NEWPID) < 0)
-    shim_error_errno (err, "return to the runtime's pid namespace");
+    return -1;
   close (steal_fd (&child_end));
-  if (*err == NULL && converse (&copts, pid, parent_end, out, err) == 0)
+  if (converse (&copts, pid, parent_end, out, err) == 0)
     {
       out->pid = pid;
       out->pidfd = pidfd;
       return 0;
     }
-  {
-    siginfo_t si;
-    syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-    waitid (P_PIDFD, (id_t) pidfd, &si, WEXITED);
-    close (pidfd);
-  }
+  reap_failed (pidfd, out);
   return -1;
 }

@@ -269,7 +269,7 @@ launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch 
       /* A marker from an earlier run of this bundle is not this one's. */
       if (bfd >= 0 && unlinkat (bfd, "oom", 0) < 0 && errno != ENOENT)
         return shim_error_errno (err, "remove the stale `%s/oom`", l->st.bundle);
-      if (l->cg.dirfd >= 0 && watcher_spawn (l->cg.dirfd, l->dirfd, STATE_RECORD, bfd, l->st.id, l->proc.pidfd, err) < 0)
+      if (l->cg.dirfd >= 0 && watcher_spawn (l->cg.dirfd, l->dirfd, STATE_RECORD, STATE_FILE, bfd, l->st.id, l->proc.pidfd, err) < 0)
         return -1;
     }
   return 0;

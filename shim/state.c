@@ -176,9 +176,9 @@ state_write (int dirfd, const struct shim_state *st, shim_error_t *err)
            && json_kv_int (g, "hook_stages", st->hook_stages)
            && gen_annotations (g, st->annotations, st->n_annotations, NULL, 0)))
     return shim_error_plain (err, ENOMEM, "state.json of `%s`", st->id);
-  if (gen_finish (g, &out, "state.json", err) < 0)
+  if (gen_finish (g, &out, STATE_FILE, err) < 0)
     return -1;
-  return write_file_atomic_at (dirfd, "state.json", out, strlen (out), 0600, err);
+  return write_file_atomic_at (dirfd, STATE_FILE, out, strlen (out), 0600, err);
 }
 
 static int
@@ -208,7 +208,7 @@ state_read (int dirfd, struct shim_state *st, shim_error_t *err)
   size_t i;
 
   memset (st, 0, sizeof (*st));
-  if (read_file_at (dirfd, "state.json", &buf, NULL, err) < 0)
+  if (read_file_at (dirfd, STATE_FILE, &buf, NULL, err) < 0)
     return -1;
   root = yajl_tree_parse (buf, errbuf, sizeof (errbuf));
   if (root == NULL || !YAJL_IS_OBJECT (root))

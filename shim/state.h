@@ -25,6 +25,7 @@
 #include "error.h"
 
 #define SHIM_DEFAULT_ROOT "/run/shim"
+#define STATE_FILE "state.json"
 #define STATE_EXEC_SOCK "exec.sock"
 #define STATE_RECORD "record.json"
 #define STATE_VERDICT "verdict.json"

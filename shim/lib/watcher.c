@@ -254,7 +254,7 @@ init_exit_event (struct init_exit *ie, short revents)
 }
 
 bool
-init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd))
+init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd, const void *arg), const void *arg)
 {
   struct pollfd p[2] = { { .fd = ie->pidfd, .events = 0 }, { .fd = stop_fd, .events = POLLIN } };
 
@@ -264,7 +264,7 @@ init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd))
     {
       if (p[0].revents & (POLLHUP | POLLERR))
         learn_exit (ie);
-      else if (stop && stop (stop_fd))
+      else if (stop && stop (stop_fd, arg))
         return false;
     }
   return true;
@@ -275,7 +275,7 @@ init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd))
  * 6.18, IN_DELETE_SELF is not sent while the watcher holds the directory
  * open. */
 static bool
-state_deleted (int ino)
+state_deleted (int ino, const void *end_file)
 {
   char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
   ssize_t n;
@@ -286,7 +286,7 @@ state_deleted (int ino)
       for (p = buf; p < buf + n; p += sizeof (struct inotify_event) + ((struct inotify_event *) p)->len)
         {
           const struct inotify_event *e = (const struct inotify_event *) p;
-          if (e->len && strcmp (e->name, WATCHER_STATE_FILE) == 0)
+          if (e->len && strcmp (e->name, (const char *) end_file) == 0)
             return true;
         }
     }
@@ -295,7 +295,7 @@ state_deleted (int ino)
 
 static _Noreturn void
 watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *name, struct init_exit *ie,
-       int gone_fd, struct marker *mk)
+       int gone_fd, const char *end_file, struct marker *mk)
 {
   char ack[512];
 
@@ -315,7 +315,7 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
       };
       if (cg_events_fd_ended (cg_events_fd))
         {
-          if (!init_exit_wait_reap (ie, gone_fd, state_deleted))
+          if (!init_exit_wait_reap (ie, gone_fd, state_deleted, end_file))
             _exit (0);
           persist (dirfd, name, m, true, ie, mk);
           _exit (0);
@@ -323,7 +323,7 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
       if (poll (pfd, 5, init_exit_timeout (ie)) < 0 && errno != EINTR)
         _exit (1);
       /* `delete` removed the state: there is no one left to tell. */
-      if ((pfd[4].revents & POLLIN) && state_deleted (gone_fd))
+      if ((pfd[4].revents & POLLIN) && state_deleted (gone_fd, end_file))
         _exit (0);
       /* init's death is the earliest sign of an OOM kill that took it:
        * the counters are final by then, while memory.events.local's
@@ -340,9 +340,43 @@ watch (struct monitor *m, int tree_fd, int cg_events_fd, int dirfd, const char *
     }
 }
 
+void
+watcher_become_detached (const int *keep, size_t n)
+{
+  int devnull, top = 2, fd;
+  size_t i;
+
+  if (setsid () < 0 || fork () != 0)
+    _exit (0);
+  /* Hooks' stdout and stderr are pipes the runtime reads to EOF: a watcher
+   * holding them would make the hook look like it never ends. */
+  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0)
+    _exit (1);
+  for (fd = 0; fd < 3; fd++)
+    if (dup2 (devnull, fd) < 0)
+      _exit (1);
+  for (i = 0; i < n; i++)
+    if (keep[i] > top)
+      top = keep[i];
+  for (fd = 3; fd <= top; fd++)
+    {
+      bool wanted = false;
+      for (i = 0; i < n; i++)
+        wanted |= keep[i] == fd;
+      if (!wanted)
+        close (fd);
+    }
+  close_range ((unsigned) top + 1, ~0U, 0);
+  if (chdir ("/") < 0)
+    _exit (1);
+  signal (SIGPIPE, SIG_IGN);
+  signal (SIGHUP, SIG_IGN);
+}
+
 int
-watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, int init_pidfd,
-               shim_error_t *err)
+watcher_spawn (int cgroup_fd, int dirfd, const char *name, const char *end_file, int bundle_fd, const char *id,
+               int init_pidfd, shim_error_t *err)
 {
   struct init_exit ie;
   struct monitor m;
@@ -382,11 +416,9 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const 
     }
   if (pid == 0)
     {
-      int keep[8] = { m.events_fd, cg_events, dirfd, cgroup_fd, tree, bundle_fd, ie.pidfd, -1 }, devnull, i;
+      int keep[8] = { m.events_fd, cg_events, dirfd, cgroup_fd, tree, bundle_fd, ie.pidfd, -1 };
       struct marker mk = { .bundle_fd = bundle_fd, .id = id };
       char self[64];
-      if (setsid () < 0 || fork () != 0)
-        _exit (0);
       /* The watcher ends with the state dir too, whatever the cgroup says:
        * `delete` may come before the kernel tells us the cgroup emptied. */
       keep[7] = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
@@ -396,25 +428,8 @@ watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const 
           close (keep[7]);
           keep[7] = -1;
         }
-      /* Hooks' stdout and stderr are pipes the runtime reads to EOF: a
-       * watcher holding them would make the hook look like it never ends. */
-      devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-      if (devnull < 0)
-        _exit (1);
-      for (i = 0; i < 3; i++)
-        if (dup2 (devnull, i) < 0)
-          _exit (1);
-      for (i = 3; i < 1024; i++)
-        {
-          int j;
-          bool wanted = false;
-          for (j = 0; j < 8; j++)
-            wanted |= keep[j] == i;
-          if (!wanted)
-            close (i);
-        }
-      signal (SIGPIPE, SIG_IGN);
-      watch (&m, tree, cg_events, dirfd, name, &ie, keep[7], &mk);
+      watcher_become_detached (keep, 8);
+      watch (&m, tree, cg_events, dirfd, name, &ie, keep[7], end_file, &mk);
     }
   monitor_release (&m);
   /* Reap the intermediate child; the watcher itself is orphaned. */

@@ -34,16 +34,16 @@ int watch_record_write (int dirfd, const char *name, const struct monitor *m, bo
 int watch_record_read (int dirfd, const char *name, struct watch_record *out, shim_error_t *err);
 void watch_record_fill_input (const struct watch_record *r, struct verdict_input *in);
 
-/* The file in the state dir whose removal (`delete`) ends the watcher. */
-#define WATCHER_STATE_FILE "state.json"
-
 /* Fork the watcher, fully detached (double fork, setsid, stdio on
  * /dev/null, no other fd but those it needs), with the baseline taken
- * before this returns.  cgroup_fd and dirfd are duplicated, not taken.
+ * before this returns.  It writes its record NAME in DIRFD, and ends when
+ * the cgroup is empty or gone, or when END_FILE is removed from DIRFD
+ * (`delete`).  cgroup_fd and dirfd are duplicated, not taken.
  * bundle_fd >= 0: create podman's <bundle>/oom marker there the moment the
- * counters prove the container was OOM-killed (id names it in messages). */
-int watcher_spawn (int cgroup_fd, int dirfd, const char *name, int bundle_fd, const char *id, int init_pidfd,
-                   shim_error_t *err);
+ * counters prove the container was OOM-killed (id names it in messages).
+ * init_pidfd: init's, for its exit and its status (-1: none). */
+int watcher_spawn (int cgroup_fd, int dirfd, const char *name, const char *end_file, int bundle_fd,
+                   const char *id, int init_pidfd, shim_error_t *err);
 
 /* init followed through a pidfd by a watcher that is not its parent: when
  * it exits, and, where the kernel keeps it, its wait status once reaped. */
@@ -73,9 +73,16 @@ enum
 };
 int init_exit_event (struct init_exit *ie, short revents);
 /* With the cgroup empty: wait (bounded) for the reap and its status.
- * STOP_FD readable and STOP(STOP_FD) true ends the wait early: returns
- * false then. */
-bool init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd));
+ * STOP_FD readable and STOP(STOP_FD, ARG) true ends the wait early:
+ * returns false then. */
+bool init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd, const void *arg),
+                          const void *arg);
+
+/* In the child of a fork: become the detached watcher (setsid, a second
+ * fork so that it is nobody's child but the subreaper's, stdio on
+ * /dev/null, every fd closed but the N in KEEP, cwd /).  Returns in the
+ * watcher; the intermediate process exits. */
+void watcher_become_detached (const int *keep, size_t n);
 
 /* The wait status of a process that is not our child, through a pidfd
  * opened while it lived (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15).

@@ -180,6 +180,18 @@ tagged_pids() {
 		awk -F/ '{ print $3 }' | grep -vx "$$" || true
 }
 
+# kernel_keeps_exit_status: true on Linux 6.15 and later, where a pidfd
+# tells a reaped process's wait status to whoever holds it
+# (PIDFD_INFO_EXIT): the verdict then knows it without being the parent.
+kernel_keeps_exit_status() {
+	local v major minor
+	v=$(uname -r)
+	major=${v%%.*}
+	minor=${v#*.}
+	minor=${minor%%[!0-9]*}
+	[ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 15 ]; }
+}
+
 # The cgroup2 mount point (/sys/fs/cgroup or /sys/fs/cgroup/unified).
 cgroup2_mount() {
 	awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo

@@ -34,15 +34,6 @@ hook_bundle() {
 		| .hooks = ($frag[0].hooks | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir] + .args[1:])))'
 }
 
-kernel_keeps_exit_status() {
-	local v major minor
-	v=$(uname -r)
-	major=${v%%.*}
-	minor=${v#*.}
-	minor=${minor%%[!0-9]*}
-	[ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 15 ]; }
-}
-
 # runc_detached: `runc run -d` under the subreaper, which inherits init and
 # reaps it at once, as conmon or containerd-shim would; $REAPER_PID, and
 # init's pid in $T/pid.

@@ -15,19 +15,6 @@ setup() {
 	sh_cmd 'echo ran >/tmp/share/ran; exec sleep 1000'
 }
 
-# nothing_left: no state dir, no cgroup, no process of the test.
-nothing_left() {
-	[ ! -e "$STATE/$ID" ] || {
-		echo "state dir left: $(ls -A "$STATE/$ID")" >&2
-		false
-	}
-	local cg
-	cg=$(cgroup2_mount)
-	[ -z "$cg" ] || [ ! -e "$cg/shim/$ID" ]
-	wait_no_tagged
-	assert_eq "$(tagged_pids)" "" "processes left"
-}
-
 # failing_create STAGE: a STAGE hook that exits 3 fails create, nothing is
 # left, the process never ran.
 failing_create() {

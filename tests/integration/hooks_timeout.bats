@@ -21,15 +21,6 @@ sleep_hook() {
 	add_hook "$1" "$(hook_json /bin/sleep sleep 30 --env "SHIM_TEST_TAG=$TAG" | jq -c '.timeout = 1')"
 }
 
-nothing_left() {
-	[ ! -e "$STATE/$ID" ]
-	local cg
-	cg=$(cgroup2_mount)
-	[ -z "$cg" ] || [ ! -e "$cg/shim/$ID" ]
-	wait_no_tagged
-	assert_eq "$(tagged_pids)" "" "processes left (the hook's sleep?)"
-}
-
 timed_out_create() {
 	sleep_hook "$1"
 	ct_create

@@ -12,16 +12,6 @@ load helpers
 
 SUBREAPER=$REPO/tests/helpers/subreaper
 
-# kernel_keeps_exit_status: true on Linux 6.15 and later.
-kernel_keeps_exit_status() {
-	local v major minor
-	v=$(uname -r)
-	major=${v%%.*}
-	minor=${v#*.}
-	minor=${minor%%[!0-9]*}
-	[ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 15 ]; }
-}
-
 # create_under_subreaper: `shim create` as a child of the subreaper, which
 # then inherits init; $REAPER_PID.
 create_under_subreaper() {

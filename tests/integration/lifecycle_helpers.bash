@@ -222,3 +222,26 @@ sh_hook() {
 	fi
 	add_hook "$1" "$h"
 }
+
+# nothing_left: no state dir, no cgroup, no process of the test (a hook's
+# included: they carry the tag).
+nothing_left() {
+	[ ! -e "$STATE/$ID" ] || {
+		echo "state dir left: $(ls -A "$STATE/$ID")" >&2
+		false
+	}
+	local cg
+	cg=$(cgroup2_mount)
+	[ -z "$cg" ] || [ ! -e "$cg/shim/$ID" ]
+	wait_no_tagged
+	assert_eq "$(tagged_pids)" "" "processes left"
+}
+
+# need_cgroup2 WHAT: $CG, the cgroup2 mount; fails the test without one.
+need_cgroup2() {
+	CG=$(cgroup2_mount)
+	if [ -z "$CG" ]; then
+		echo "$1 needs a cgroup2 mount" >&2
+		return 1
+	fi
+}

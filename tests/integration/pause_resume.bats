@@ -10,11 +10,7 @@ load lifecycle_helpers
 setup() {
 	shim_setup
 	BG_PIDS=()
-	CG=$(cgroup2_mount)
-	if [ -z "$CG" ]; then
-		echo "pause/resume needs a cgroup2 mount" >&2
-		return 1
-	fi
+	need_cgroup2 pause/resume
 	# init answers USR1 through the fifo
 	ready_cmd 'trap "echo got USR1 >/tmp/share/ready" USR1; ready; while :; do sleep 0.1; done'
 }

@@ -16,11 +16,7 @@ load lifecycle_helpers
 setup() {
 	shim_setup
 	BG_PIDS=()
-	CG=$(cgroup2_mount)
-	if [ -z "$CG" ]; then
-		echo "update needs a cgroup2 mount" >&2
-		return 1
-	fi
+	need_cgroup2 update
 	sh_cmd 'exec sleep 1000'
 }
 
