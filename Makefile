@@ -3,6 +3,11 @@
 # make deps       install the Debian packages the build and the tests need
 # make test       unit tests, host integration tests (bats), VM tests (cgroup v2)
 # make install    PREFIX=/usr/local DESTDIR=
+#
+# One static library per folder, linked in layer order (docs/DESIGN.md):
+#   common <- cgroup <- verdict <- runtime <- cli      (shim)
+#   common <- cgroup <- verdict <- hooks               (shim-oom-hook)
+# Headers are included by folder from the top: #include "cgroup/cgroup.h".
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -11,39 +16,46 @@ PKGS := yajl libseccomp libcap
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ishim/lib $(PKG_CFLAGS)
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS)
 
-LIB_SRCS := $(wildcard shim/lib/*.c)
-LIB_OBJS := $(LIB_SRCS:.c=.o)
-SHIM_SRCS := $(wildcard shim/*.c)
-SHIM_OBJS := $(SHIM_SRCS:.c=.o)
-HOOK_SRCS := $(wildcard hooks/*.c)
-HOOK_OBJS := $(HOOK_SRCS:.c=.o)
+LAYERS := common cgroup verdict runtime
+srcs = $(wildcard $(1)/*.c)
+objs = $(patsubst %.c,%.o,$(call srcs,$(1)))
+common_LIB := common/libcommon.a
+cgroup_LIB := cgroup/libcgroup.a
+verdict_LIB := verdict/libverdict.a
+runtime_LIB := runtime/libshim.a
+# Dependents first, as the linker wants them.
+SHIM_LIBS := $(runtime_LIB) $(verdict_LIB) $(cgroup_LIB) $(common_LIB)
+HOOK_LIBS := $(verdict_LIB) $(cgroup_LIB) $(common_LIB)
+
+CLI_OBJS := $(call objs,cli)
+HOOK_OBJS := $(call objs,hooks)
+ALL_OBJS := $(foreach l,$(LAYERS),$(call objs,$(l))) $(CLI_OBJS) $(HOOK_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:.c=)
-# Unit tests may exercise the runtime's own modules (config parsing, ...):
-# link every object of shim/ except the one holding main().
-SHIM_LIB_OBJS := $(filter-out shim/cli.o,$(SHIM_OBJS))
 
-BINS := shim/shim $(if $(HOOK_SRCS),hooks/shim-oom-hook)
+BINS := shim shim-oom-hook
 
 all: $(BINS) examples
 
-shim/lib/libshim.a: $(LIB_OBJS)
-	$(AR) rcs $@ $^
+$(foreach l,$(LAYERS),$(eval $($(l)_LIB): $(call objs,$(l)); $$(AR) rcs $$@ $$^))
 
-shim/shim: $(SHIM_OBJS) shim/lib/libshim.a
+shim: $(CLI_OBJS) $(SHIM_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-hooks/shim-oom-hook: $(HOOK_OBJS) shim/lib/libshim.a
+shim-oom-hook: $(HOOK_OBJS) $(HOOK_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h $(SHIM_LIB_OBJS) shim/lib/libshim.a
-	$(CC) $(CFLAGS) -Ishim -Itests/unit $(LDFLAGS) -o $@ $< $(SHIM_LIB_OBJS) shim/lib/libshim.a $(LDLIBS)
+# Unit tests link the libraries; the hook's tests include the hook's sources.
+tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h $(SHIM_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP -Itests/unit $(LDFLAGS) -o $@ $< $(SHIM_LIBS) $(LDLIBS)
 
-%.o: %.c $(wildcard shim/lib/*.h shim/*.h hooks/*.h)
-	$(CC) $(CFLAGS) -Ishim -c -o $@ $<
+%.o: %.c
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(ALL_OBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # The example rootfs: busybox-static plus the static test workloads.
 EXAMPLE_BINS := examples/bin/memhog examples/bin/forkbomb
@@ -69,14 +81,11 @@ install: $(BINS)
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 
 clean:
-	rm -f $(LIB_OBJS) $(SHIM_OBJS) $(HOOK_OBJS) $(UNIT_BINS) shim/lib/libshim.a $(BINS) \
+	rm -f $(ALL_OBJS) $(ALL_OBJS:.o=.d) $(UNIT_BINS) $(UNIT_BINS:=.d) $(SHIM_LIBS) $(BINS) \
 	      $(EXAMPLE_BINS)
 	rm -rf examples/rootfs
 
 .PHONY: all examples unit deps test install clean
-
-# The hook's unit tests compile the hook's sources in.
-tests/unit/test_hook_state tests/unit/test_hook_verdict: $(wildcard hooks/*.c hooks/*.h)
 
 # Helpers of the host integration tests, one C file each in tests/helpers/.
 TEST_HELPERS := $(patsubst %.c,%,$(wildcard tests/helpers/*.c))

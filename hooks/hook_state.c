@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "hook_state.h"
+#include "hooks/hook_state.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include <strings.h>
 #include <yajl/yajl_tree.h>
 
-#include "json.h"
-#include "util.h"
+#include "common/json.h"
+#include "common/util.h"
 
 static const char *
 type_name (yajl_val v)

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "common/error.h"
 
 /* The annotation that opts a container in or out: "true" or "false". */
 #define HOOK_ANNOTATION "io.github.shim.oom-hook"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "hook_store.h"
+#include "hooks/hook_store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "json.h"
-#include "util.h"
+#include "common/json.h"
+#include "common/util.h"
 
 /* Unlocks (by closing) the store lock. */
 #define cleanup_lock cleanup_close
@@ -193,7 +193,7 @@ hook_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err)
       || meta_gen_field (g, "error", m->error) < 0 || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
     return shim_error_plain (err, ENOMEM, "generate `" HOOK_META "`");
-  return write_file_atomic_at (cfd, HOOK_META, (const char *) buf, len, 0644, err);
+  return util_write_file_atomic_at (cfd, HOOK_META, (const char *) buf, len, 0644, err);
 }
 
 static int
@@ -219,7 +219,7 @@ hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
   char ebuf[128];
 
   memset (m, 0, sizeof *m);
-  if (read_file_at (cfd, HOOK_META, &json, NULL, err) < 0)
+  if (util_read_file_at (cfd, HOOK_META, &json, NULL, err) < 0)
     return -1;
   root = yajl_tree_parse (json, ebuf, sizeof ebuf);
   if (root == NULL || !YAJL_IS_OBJECT (root))

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "common/error.h"
 
 #define HOOK_DEFAULT_DIR "/run/shim-oom-hook"
 #define HOOK_META "meta.json"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "hook_verdict.h"
+#include "hooks/hook_verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,8 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "json.h"
-#include "util.h"
+#include "common/json.h"
+#include "common/util.h"
 
 const char *
 hook_record_kind_name (enum hook_record_kind k)

@@ -21,10 +21,10 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "hook_store.h"
-#include "verdict.h"
-#include "watcher.h"
+#include "common/error.h"
+#include "hooks/hook_store.h"
+#include "verdict/verdict.h"
+#include "verdict/watcher.h"
 
 enum hook_record_kind
 {

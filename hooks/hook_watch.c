@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "hook_watch.h"
+#include "hooks/hook_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
-#include "hook_verdict.h"
-#include "monitor.h"
-#include "json.h"
-#include "util.h"
-#include "watcher.h"
+#include "hooks/hook_verdict.h"
+#include "verdict/monitor.h"
+#include "common/json.h"
+#include "common/util.h"
+#include "verdict/watcher.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -56,7 +56,7 @@ cgroup_of (const char *proc_file, char **path, shim_error_t *err)
 {
   cleanup_free char *buf = NULL;
 
-  if (read_file_at (AT_FDCWD, proc_file, &buf, NULL, err) < 0)
+  if (util_read_file_at (AT_FDCWD, proc_file, &buf, NULL, err) < 0)
     return -1;
   if (hook_parse_proc_cgroup (buf, path, err) < 0)
     return shim_error_prefix (err, "%s", proc_file);
@@ -78,7 +78,7 @@ config_sets_oom_group (const char *bundle)
 
   if (bundle == NULL || (bfd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     return false;
-  if (read_file_at (bfd, "config.json", &json, NULL, &tmp) < 0)
+  if (util_read_file_at (bfd, "config.json", &json, NULL, &tmp) < 0)
     {
       shim_error_release (&tmp);
       return false;
@@ -94,7 +94,7 @@ ensure_oom_group (int cgfd, const struct hook_state *st, const struct hook_arm_o
   cleanup_free char *cur = NULL;
   shim_error_t tmp = NULL;
 
-  if (read_file_at (cgfd, "memory.oom.group", &cur, NULL, &tmp) < 0)
+  if (util_read_file_at (cgfd, "memory.oom.group", &cur, NULL, &tmp) < 0)
     {
       bool absent = tmp->status == ENOENT;
       if (!absent)
@@ -108,7 +108,7 @@ ensure_oom_group (int cgfd, const struct hook_state *st, const struct hook_arm_o
     return "left (--no-oom-group)";
   if (config_sets_oom_group (st->bundle))
     return "left as configured";
-  if (write_file_at (cgfd, "memory.oom.group", "1", 1, err) < 0)
+  if (util_write_file_at (cgfd, "memory.oom.group", "1", 1, err) < 0)
     return NULL;
   return "set";
 }

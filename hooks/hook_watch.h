@@ -11,9 +11,9 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "hook_state.h"
-#include "hook_store.h"
+#include "common/error.h"
+#include "hooks/hook_state.h"
+#include "hooks/hook_store.h"
 
 struct hook_arm_opts
 {

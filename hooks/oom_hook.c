@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hook_state.h"
-#include "hook_store.h"
-#include "hook_verdict.h"
-#include "hook_watch.h"
-#include "log.h"
-#include "util.h"
-#include "watcher.h"
+#include "hooks/hook_state.h"
+#include "hooks/hook_store.h"
+#include "hooks/hook_verdict.h"
+#include "hooks/hook_watch.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "verdict/watcher.h"
 
 #ifndef SHIM_VERSION
 #define SHIM_VERSION "0.1.0"
@@ -240,7 +240,7 @@ do_poststop (const struct opts *o, const struct hook_state *st, shim_error_t *er
     }
   r = hook_verdict_document (st->id, &v, kind, have_meta ? &meta : NULL, oom_file, &doc, err);
   hook_meta_release (&meta);
-  if (r < 0 || write_file_atomic_at (cfd, HOOK_VERDICT, doc, strlen (doc), 0644, err) < 0)
+  if (r < 0 || util_write_file_atomic_at (cfd, HOOK_VERDICT, doc, strlen (doc), 0644, err) < 0)
     return shim_error_prefix (err, "container %s", st->id);
   print_human (v.message, v.hint[0] ? v.hint : NULL);
   if (hook_store_gc (store, &o->gc, &tmp) < 0)
@@ -264,7 +264,7 @@ do_show (const struct opts *o, const char *id, shim_error_t *err)
       shim_error_release (&tmp);
       return shim_error_plain (err, ENOENT, "no verdict for container %s in %s", id, o->dir);
     }
-  if (read_file_at (cfd, HOOK_VERDICT, &text, NULL, &tmp) < 0)
+  if (util_read_file_at (cfd, HOOK_VERDICT, &text, NULL, &tmp) < 0)
     {
       struct hook_meta meta;
       struct verdict v;
@@ -346,7 +346,7 @@ parse_int (const char *name, const char *s, int min, int max, int *out)
 {
   int64_t v;
 
-  if (parse_i64 (s, &v) < 0 || v < min || v > max)
+  if (util_parse_i64 (s, &v) < 0 || v < min || v > max)
     {
       log_msg (LOG_ERROR, "%s: `%s` is not a number from %d to %d", name, s, min, max);
       return -1;

@@ -23,7 +23,7 @@
 bats_require_minimum_version 1.5.0
 
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-SHIM_BIN=${SHIM_BIN:-$REPO/shim/shim}
+SHIM_BIN=${SHIM_BIN:-$REPO/shim}
 ROOTFS=$REPO/examples/rootfs
 
 setup() {

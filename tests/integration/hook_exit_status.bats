@@ -11,7 +11,7 @@
 load helpers
 
 SUBREAPER=$REPO/tests/helpers/subreaper
-HOOK=$REPO/hooks/shim-oom-hook
+HOOK=$REPO/shim-oom-hook
 
 setup() {
 	shim_setup

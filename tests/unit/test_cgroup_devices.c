@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup_devices.h"
+#include "cgroup/cgroup_devices.h"
 #include "tap.h"
 
 #define R SHIM_DEV_READ

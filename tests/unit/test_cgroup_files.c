@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup_files.h"
+#include "cgroup/cgroup_files.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define FIXTURES "tests/unit/fixtures/cgroup/"
 

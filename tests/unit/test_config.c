@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "runtime/config.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define FIXTURES "tests/unit/fixtures/config"
 #define U64MAX 18446744073709551615ULL
@@ -42,7 +42,7 @@ slurp (const char *path, size_t *len)
 {
   shim_error_t err = NULL;
   char *buf = NULL;
-  if (read_file_at (AT_FDCWD, path, &buf, len, &err) < 0)
+  if (util_read_file_at (AT_FDCWD, path, &buf, len, &err) < 0)
     {
       diag ("%s", err->msg);
       shim_error_release (&err);

@@ -8,9 +8,9 @@
 #include <seccomp.h>
 #include <string.h>
 
-#include "config.h"
+#include "runtime/config.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define BIT(c) (1ULL << (c))
 
@@ -22,7 +22,7 @@ parse_fixture (const char *path)
   shim_error_t err = NULL;
   size_t len = 0;
 
-  if (read_file_at (AT_FDCWD, path, &json, &len, &err) < 0
+  if (util_read_file_at (AT_FDCWD, path, &json, &len, &err) < 0
       || shim_config_parse (json, len, "/bundle", &c, NULL, NULL, &err) < 0)
     {
       diag ("%s", err->msg);

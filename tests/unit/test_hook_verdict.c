@@ -151,7 +151,7 @@ make_entry (int store, const char *id, bool verdict, int days_ago)
 
   hook_store_fresh (store, id, &cfd, &err);
   if (verdict)
-    write_file_atomic_at (cfd, HOOK_VERDICT, "{}", 2, 0644, &err);
+    util_write_file_atomic_at (cfd, HOOK_VERDICT, "{}", 2, 0644, &err);
   clock_gettime (CLOCK_REALTIME, &ts[0]);
   ts[0].tv_sec -= days_ago * 86400;
   ts[1] = ts[0];

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cgroup_files.h"
+#include "cgroup/cgroup_files.h"
 #include "tap.h"
-#include "util.h"
-#include "verdict.h"
+#include "common/util.h"
+#include "verdict/verdict.h"
 
 #define MIB (1024ULL * 1024)
 #define GIB (1024ULL * MIB)

@@ -13,7 +13,7 @@
 # tests/vm/runtime-logger.sh it records how each engine calls the runtime
 # (tests/vm/ENGINE_ARGV.md).
 
-ENGINE_RUNTIME=${ENGINE_RUNTIME:-${SHIM_ENGINE_RUNTIME:-$ROOT_DIR/shim/shim}}
+ENGINE_RUNTIME=${ENGINE_RUNTIME:-${SHIM_ENGINE_RUNTIME:-$ROOT_DIR/shim}}
 # Where each engine keeps its configuration and logs for this file.
 ENGINE_DIR=$BATS_FILE_TMPDIR/engines
 # podman import names it localhost/shimtest:latest; docker load and ctr

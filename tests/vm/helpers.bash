@@ -4,7 +4,7 @@
 # tests/vm/run, never on a hybrid host.
 
 ROOT_DIR=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-SHIM=$ROOT_DIR/shim/shim
+SHIM=$ROOT_DIR/shim
 ROOTFS=$ROOT_DIR/examples/rootfs
 CGROOT=/sys/fs/cgroup
 

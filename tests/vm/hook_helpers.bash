@@ -4,7 +4,7 @@
 # verdict files, and the checks that nothing is left behind.  Run inside
 # the VM (tests/vm/run), like every suite here.
 
-HOOK=$ROOT_DIR/hooks/shim-oom-hook
+HOOK=$ROOT_DIR/shim-oom-hook
 # Where the hook keeps records and verdicts for this test (--dir).
 VDIR=${VDIR:-$BATS_TEST_TMPDIR/verdicts}
 

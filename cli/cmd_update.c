@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* pause, resume, update: changing a running container's cgroup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup.h"
+#include "cli/commands.h"
+#include "runtime/lifecycle.h"
+#include "common/util.h"
+
+static void
+cleanup_refp (struct container_ref *r)
+{
+  container_ref_release (r);
+}
+#define cleanup_ref __attribute__ ((cleanup (cleanup_refp)))
+
+static int
+freeze (struct global_opts *g, int argc, char **argv, bool frozen, shim_error_t *err)
+{
+  cleanup_ref struct container_ref r = { .dirfd = -1 };
+  const char *what = frozen ? "pause" : "resume";
+
+  if (argc != 2)
+    return shim_error_plain (err, EINVAL, "%s: exactly one container id is required", what);
+  if (container_ref_open (g, argv[1], true, &r, err) < 0
+      || container_ref_need (&r, what, frozen ? ST (STATUS_RUNNING) : ST (STATUS_PAUSED), err) < 0)
+    return -1;
+  return cgroup_freeze (&r.cg, frozen, err);
+}
+
+int
+cmd_pause (struct global_opts *g, int argc, char **argv, shim_error_t *err)
+{
+  return freeze (g, argc, argv, true, err);
+}
+
+int
+cmd_resume (struct global_opts *g, int argc, char **argv, shim_error_t *err)
+{
+  return freeze (g, argc, argv, false, err);
+}
+
+static void
+cleanup_resourcesp (struct shim_resources *r)
+{
+  shim_resources_free (r);
+}
+
+/* runc's size flags take plain bytes; -1 is unlimited. */
+static int
+flag_i64 (const char *flag, const char *v, int64_t *out, bool *has, shim_error_t *err)
+{
+  if (util_parse_i64 (v, out) < 0)
+    return shim_error_plain (err, EINVAL, "update: %s `%s`: not a number", flag, v);
+  *has = true;
+  return 0;
+}
+
+int
+cmd_update (struct global_opts *g, int argc, char **argv, shim_error_t *err)
+{
+  enum { O_MEM = 256, O_RES, O_SWAP, O_PIDS, O_SHARES, O_QUOTA, O_PERIOD, O_CPUS, O_MEMS, O_BLKIO };
+  static const struct option opts[] = {
+    { "resources", required_argument, NULL, 'r' },
+    { "memory", required_argument, NULL, O_MEM },
+    { "memory-reservation", required_argument, NULL, O_RES },
+    { "memory-swap", required_argument, NULL, O_SWAP },
+    { "pids-limit", required_argument, NULL, O_PIDS },
+    { "cpu-shares", required_argument, NULL, O_SHARES },
+    { "cpu-quota", required_argument, NULL, O_QUOTA },
+    { "cpu-period", required_argument, NULL, O_PERIOD },
+    { "cpuset-cpus", required_argument, NULL, O_CPUS },
+    { "cpuset-mems", required_argument, NULL, O_MEMS },
+    { "blkio-weight", required_argument, NULL, O_BLKIO },
+    { NULL, 0, NULL, 0 },
+  };
+  cleanup_ref struct container_ref r = { .dirfd = -1 };
+  __attribute__ ((cleanup (cleanup_resourcesp))) struct shim_resources res = { 0 };
+  const char *file = NULL;
+  int64_t x;
+  int c;
+
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+r:", opts, NULL)) != -1)
+    switch (c)
+      {
+      case 'r': file = optarg; break;
+      case O_MEM:
+        if (flag_i64 ("--memory", optarg, &res.memory_limit, &res.has_memory_limit, err) < 0)
+          return -1;
+        break;
+      case O_RES:
+        if (flag_i64 ("--memory-reservation", optarg, &res.memory_reservation, &res.has_memory_reservation, err) < 0)
+          return -1;
+        break;
+      case O_SWAP:
+        if (flag_i64 ("--memory-swap", optarg, &res.memory_swap, &res.has_memory_swap, err) < 0)
+          return -1;
+        break;
+      case O_PIDS:
+        if (flag_i64 ("--pids-limit", optarg, &res.pids_limit, &res.has_pids_limit, err) < 0)
+          return -1;
+        break;
+      case O_SHARES:
+        if (flag_i64 ("--cpu-shares", optarg, &x, &res.has_cpu_shares, err) < 0)
+          return -1;
+        res.cpu_shares = (uint64_t) x;
+        break;
+      case O_QUOTA:
+        if (flag_i64 ("--cpu-quota", optarg, &res.cpu_quota, &res.has_cpu_quota, err) < 0)
+          return -1;
+        break;
+      case O_PERIOD:
+        if (flag_i64 ("--cpu-period", optarg, &x, &res.has_cpu_period, err) < 0)
+          return -1;
+        res.cpu_period = (uint64_t) x;
+        break;
+      case O_CPUS:
+        free (res.cpu_cpus);
+        res.cpu_cpus = strdup (optarg);
+        break;
+      case O_MEMS:
+        free (res.cpu_mems);
+        res.cpu_mems = strdup (optarg);
+        break;
+      case O_BLKIO:
+        if (flag_i64 ("--blkio-weight", optarg, &x, &res.has_blkio_weight, err) < 0)
+          return -1;
+        res.blkio_weight = (uint16_t) x;
+        break;
+      default: return shim_error_plain (err, EINVAL, "update: unknown option `%s`", argv[optind - 1]);
+      }
+  if (optind != argc - 1)
+    return shim_error_plain (err, EINVAL, "update: exactly one container id is required");
+  if (file)
+    {
+      cleanup_free char *json = NULL;
+      size_t len;
+      /* containerd passes the resources on stdin ("-"). */
+      if (util_read_file_at (AT_FDCWD, strcmp (file, "-") == 0 ? "/dev/stdin" : file, &json, &len, err) < 0)
+        return -1;
+      shim_resources_free (&res);
+      if (shim_resources_parse (json, len, &res, err) < 0)
+        return shim_error_prefix (err, "update: %s", strcmp (file, "-") == 0 ? "stdin" : file);
+    }
+  if (container_ref_open (g, argv[optind], true, &r, err) < 0
+      || container_ref_need (&r, "update", ST (STATUS_CREATED) | ST (STATUS_RUNNING) | ST (STATUS_PAUSED), err) < 0)
+    return -1;
+  return cgroup_update (&r.cg, &res, err);
+}

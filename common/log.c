@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "common/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+
+static int log_fd = -1;
+static bool log_json;
+static bool debug_on;
+static const char *prog = "shim";
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+int
+log_init (const char *program, const char *path, const char *format, bool debug, shim_error_t *err)
+{
+  prog = program;
+  debug_on = debug;
+  if (format && strcmp (format, "json") != 0 && strcmp (format, "text") != 0)
+    return shim_error (err, EINVAL, "--log-format: `%s` is neither `text` nor `json`", format);
+  log_json = format && strcmp (format, "json") == 0;
+  if (path)
+    {
+      log_fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+      if (log_fd < 0)
+        return shim_error_errno (err, "--log `%s`", path);
+    }
+  return 0;
+}
+
+bool
+log_debug_enabled (void)
+{
+  return debug_on;
+}
+
+static void
+write_all (int fd, const char *s, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t r = write (fd, s, len);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return;
+      s += r;
+      len -= (size_t) r;
+    }
+}
+
+static void
+log_to_file (enum log_level level, const char *msg)
+{
+  char when[64];
+  struct timespec ts;
+  struct tm tm;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  snprintf (when, sizeof (when), "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec);
+  if (log_json)
+    {
+      yajl_gen g = yajl_gen_alloc (NULL);
+      const unsigned char *buf;
+      size_t len;
+      if (g == NULL)
+        return;
+      yajl_gen_map_open (g);
+      yajl_gen_string (g, (const unsigned char *) "level", 5);
+      yajl_gen_string (g, (const unsigned char *) level_names[level], strlen (level_names[level]));
+      yajl_gen_string (g, (const unsigned char *) "msg", 3);
+      yajl_gen_string (g, (const unsigned char *) msg, strlen (msg));
+      yajl_gen_string (g, (const unsigned char *) "time", 4);
+      yajl_gen_string (g, (const unsigned char *) when, strlen (when));
+      yajl_gen_map_close (g);
+      if (yajl_gen_get_buf (g, &buf, &len) == yajl_gen_status_ok)
+        {
+          write_all (log_fd, (const char *) buf, len);
+          write_all (log_fd, "\n", 1);
+        }
+      yajl_gen_free (g);
+    }
+  else
+    {
+      char *line = NULL;
+      int n = asprintf (&line, "%s %s: %s\n", when, level_names[level], msg);
+      if (n > 0)
+        write_all (log_fd, line, (size_t) n);
+      free (line);
+    }
+}
+
+static void
+emit (enum log_level level, const char *msg)
+{
+  if (level == LOG_DEBUG && !debug_on)
+    return;
+  if (log_fd >= 0)
+    log_to_file (level, msg);
+  /* stderr gets errors and warnings always (a person is reading), the rest
+   * only with --debug. */
+  if (level <= LOG_WARNING || debug_on)
+    {
+      char *line = NULL;
+      int n = asprintf (&line, "%s: %s%s\n", prog, level == LOG_ERROR ? "" : level == LOG_WARNING ? "warning: " : "",
+                        msg);
+      if (n > 0)
+        write_all (STDERR_FILENO, line, (size_t) n);
+      free (line);
+    }
+}
+
+void
+log_msg (enum log_level level, const char *fmt, ...)
+{
+  va_list ap;
+  char *msg = NULL;
+
+  if (level == LOG_DEBUG && !debug_on)
+    return;
+  va_start (ap, fmt);
+  if (vasprintf (&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end (ap);
+  if (msg)
+    emit (level, msg);
+  free (msg);
+}
+
+void
+log_error_release (shim_error_t *err)
+{
+  if (err == NULL || *err == NULL)
+    return;
+  emit (LOG_ERROR, (*err)->msg);
+  shim_error_release (err);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Diagnostics: to stderr, and with --log FILE also to FILE, as text or as
+ * runc's JSON lines ({"level":"error","msg":...,"time":...}), which
+ * containerd and podman parse for the error of a failed call. */
+#ifndef SHIM_LOG_H
+#define SHIM_LOG_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+
+enum log_level
+{
+  LOG_ERROR,
+  LOG_WARNING,
+  LOG_INFO,
+  LOG_DEBUG,
+};
+
+/* path may be NULL (stderr only); format is "text" or "json". */
+int log_init (const char *program, const char *path, const char *format, bool debug, shim_error_t *err);
+bool log_debug_enabled (void);
+void log_msg (enum log_level level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* Print an error in the one place that does, and release it. */
+void log_error_release (shim_error_t *err);
+
+#endif

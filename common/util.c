@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "common/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+util_read_file_at (int dirfd, const char *name, char **out, size_t *len, shim_error_t *err)
+{
+  cleanup_close int fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  cleanup_free char *buf = NULL;
+  size_t used = 0, cap = 0;
+
+  if (fd < 0)
+    return shim_error_errno (err, "open `%s`", name);
+  for (;;)
+    {
+      ssize_t r;
+      if (cap - used < 2)
+        {
+          /* cgroup and proc files report size 0: grow as we go. */
+          size_t ncap = cap ? cap * 2 : 4096;
+          char *n = realloc (buf, ncap);
+          if (n == NULL)
+            return shim_error_errno (err, "read `%s`", name);
+          buf = n;
+          cap = ncap;
+        }
+      r = read (fd, buf + used, cap - used - 1);
+      if (r < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return shim_error_errno (err, "read `%s`", name);
+        }
+      if (r == 0)
+        break;
+      used += (size_t) r;
+    }
+  if (buf == NULL)
+    {
+      buf = malloc (1);
+      if (buf == NULL)
+        return shim_error_errno (err, "read `%s`", name);
+    }
+  buf[used] = '\0';
+  if (len)
+    *len = used;
+  *out = steal_pointer (&buf);
+  return 0;
+}
+
+int
+util_write_file_at (int dirfd, const char *name, const char *data, size_t len, shim_error_t *err)
+{
+  cleanup_close int fd = openat (dirfd, name, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  ssize_t r;
+
+  if (fd < 0)
+    return shim_error_errno (err, "open `%s`", name);
+  do
+    r = write (fd, data, len);
+  while (r < 0 && errno == EINTR);
+  if (r < 0)
+    return shim_error_errno (err, "write `%.*s` to `%s`", (int) (len > 64 ? 64 : len), data, name);
+  if ((size_t) r != len)
+    return shim_error (err, EIO, "short write to `%s`", name);
+  return 0;
+}
+
+int
+util_write_file_atomic_at (int dirfd, const char *name, const char *data, size_t len, mode_t mode,
+                      shim_error_t *err)
+{
+  cleanup_free char *tmp = NULL;
+  cleanup_close int fd = -1;
+  size_t off = 0;
+
+  if (asprintf (&tmp, "%s.tmp", name) < 0)
+    return shim_error_errno (err, "write `%s`", name);
+  fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0)
+    return shim_error_errno (err, "create `%s`", tmp);
+  while (off < len)
+    {
+      ssize_t r = write (fd, data + off, len - off);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          int saved = errno;
+          unlinkat (dirfd, tmp, 0);
+          return shim_error (err, saved, "write `%s`", tmp);
+        }
+      off += (size_t) r;
+    }
+  if (renameat (dirfd, tmp, dirfd, name) < 0)
+    {
+      int saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      return shim_error (err, saved, "rename `%s` to `%s`", tmp, name);
+    }
+  return 0;
+}
+
+int
+util_parse_i64 (const char *s, int64_t *out)
+{
+  char *end;
+  long long v;
+
+  while (isspace ((unsigned char) *s))
+    s++;
+  if (*s == '\0')
+    return -1;
+  errno = 0;
+  v = strtoll (s, &end, 10);
+  if (errno != 0 || end == s)
+    return -1;
+  while (isspace ((unsigned char) *end))
+    end++;
+  if (*end != '\0')
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int
+util_parse_u64 (const char *s, uint64_t *out)
+{
+  char *end;
+  unsigned long long v;
+
+  while (isspace ((unsigned char) *s))
+    s++;
+  if (*s == '\0' || *s == '-' || *s == '+')
+    return -1;
+  errno = 0;
+  v = strtoull (s, &end, 10);
+  if (errno != 0 || end == s)
+    return -1;
+  while (isspace ((unsigned char) *end))
+    end++;
+  if (*end != '\0')
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int
+util_mkdir_all (const char *path, mode_t mode, shim_error_t *err)
+{
+  cleanup_free char *dup = strdup (path);
+  cleanup_close int dirfd = -1;
+  char *comp, *save = NULL;
+
+  if (dup == NULL)
+    return shim_error_errno (err, "`%s`", path);
+  dirfd = open (path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return shim_error_errno (err, "open `%s`", path[0] == '/' ? "/" : ".");
+  /* One component at a time from a directory fd: no path is resolved twice. */
+  for (comp = strtok_r (dup, "/", &save); comp; comp = strtok_r (NULL, "/", &save))
+    {
+      int next;
+      if (mkdirat (dirfd, comp, mode) < 0 && errno != EEXIST)
+        return shim_error_errno (err, "create `%s` (at `%s`)", path, comp);
+      next = openat (dirfd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (next < 0)
+        return shim_error_errno (err, "open `%s` (at `%s`)", path, comp);
+      close (dirfd);
+      dirfd = next;
+    }
+  return steal_fd (&dirfd);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Cleanup attributes and small fd-based file helpers shared by both binaries. */
+#ifndef SHIM_UTIL_H
+#define SHIM_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <dirent.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include "common/error.h"
+
+static inline void
+cleanup_freep (void *p)
+{
+  free (*(void **) p);
+}
+static inline void
+cleanup_closep (int *fd)
+{
+  if (*fd >= 0)
+    {
+      int saved = errno;
+      close (*fd);
+      errno = saved;
+    }
+}
+static inline void
+cleanup_fclosep (FILE **f)
+{
+  if (*f)
+    fclose (*f);
+}
+static inline void
+cleanup_closedirp (DIR **d)
+{
+  if (*d)
+    closedir (*d);
+}
+static inline void
+cleanup_errorp (shim_error_t *e)
+{
+  shim_error_release (e);
+}
+
+#define cleanup_free __attribute__ ((cleanup (cleanup_freep)))
+#define cleanup_close __attribute__ ((cleanup (cleanup_closep)))
+#define cleanup_fclose __attribute__ ((cleanup (cleanup_fclosep)))
+#define cleanup_dir __attribute__ ((cleanup (cleanup_closedirp)))
+#define cleanup_error __attribute__ ((cleanup (cleanup_errorp)))
+
+/* Hand ownership out of a cleanup variable. */
+#define steal_pointer(pp) ({ __typeof__ (*(pp)) _p = *(pp); *(pp) = NULL; _p; })
+#define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+
+/* Read a whole file relative to dirfd (AT_FDCWD for a path) into a
+ * NUL-terminated buffer.  *len may be NULL.  Returns 0 or -1 with *err set,
+ * naming the file; err->status is the errno (ENOENT for a missing file). */
+int util_read_file_at (int dirfd, const char *name, char **out, size_t *len, shim_error_t *err);
+
+/* Write data to an existing file relative to dirfd (cgroup and /proc knobs:
+ * O_WRONLY without O_CREAT or O_TRUNC).  One write(2): the kernel rejects
+ * partial writes to control files. */
+int util_write_file_at (int dirfd, const char *name, const char *data, size_t len, shim_error_t *err);
+
+/* Create or replace a regular file atomically (write NAME.tmp, then rename),
+ * so a reader never sees it half-written. */
+int util_write_file_atomic_at (int dirfd, const char *name, const char *data, size_t len, mode_t mode,
+                          shim_error_t *err);
+
+/* Open the directory PATH, creating it and any missing parent with MODE
+ * (mkdir -p, as runc does for --root).  Returns an O_DIRECTORY fd or -1. */
+int util_mkdir_all (const char *path, mode_t mode, shim_error_t *err);
+
+/* Strict decimal parse of a whole string (surrounding whitespace allowed). */
+int util_parse_u64 (const char *s, uint64_t *out);
+int util_parse_i64 (const char *s, int64_t *out);
+
+#endif

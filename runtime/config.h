@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* config.json, parsed once with yajl into one typed struct and validated
+ * before anything is created.  Everything later reads this struct only. */
+#ifndef SHIM_CONFIG_H
+#define SHIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+struct shim_kv
+{
+  char *key;
+  char *value;
+};
+
+struct shim_rlimit
+{
+  int resource; /* RLIMIT_* */
+  uint64_t soft, hard;
+};
+
+/* Mount options split into what mount(2) takes as flags, what is applied
+ * after the mount as a propagation change, and the filesystem's data. */
+struct shim_mount
+{
+  char *destination; /* absolute, inside the container */
+  char *type;        /* NULL for bind mounts */
+  char *source;      /* NULL when the spec leaves it out */
+  unsigned long flags;       /* MS_* set by options, including MS_BIND/MS_REC */
+  unsigned long propagation; /* MS_PRIVATE/MS_SHARED/... (| MS_REC), 0 for none */
+  char *data;                /* comma-joined filesystem options, or NULL */
+  bool is_bind;
+};
+
+/* One line of linux.uidMappings / gidMappings. */
+struct shim_idmap
+{
+  uint32_t container_id, host_id, size;
+};
+
+/* linux.devices[]: a node created in the container's /dev. */
+struct shim_device
+{
+  char *path;     /* absolute, inside the container */
+  char type;      /* 'c' (also for "u"), 'b' or 'p' */
+  uint32_t major, minor;
+  bool has_file_mode, has_uid, has_gid;
+  mode_t file_mode; /* permission bits only */
+  uint32_t uid, gid;
+};
+
+/* Access bits of a device rule, as the kernel's BPF_DEVCG_ACC_*. */
+enum
+{
+  SHIM_DEV_MKNOD = 1,
+  SHIM_DEV_READ = 2,
+  SHIM_DEV_WRITE = 4,
+};
+
+/* linux.resources.devices[]: one rule of the device cgroup. */
+struct shim_device_rule
+{
+  bool allow;
+  char type;      /* 'a', 'c' or 'b' */
+  int64_t major;  /* -1 = any */
+  int64_t minor;  /* -1 = any */
+  unsigned access; /* SHIM_DEV_* */
+};
+
+struct shim_namespace
+{
+  int type;   /* CLONE_NEW* */
+  char *path; /* join this one instead of creating; NULL to create */
+};
+
+/* A resource value is "set" only when the field was present. */
+struct shim_resources
+{
+  bool has_memory_limit, has_memory_reservation, has_memory_swap;
+  int64_t memory_limit, memory_reservation, memory_swap; /* -1 = unlimited */
+  bool has_pids_limit;
+  int64_t pids_limit; /* <= 0 = unlimited, as runc */
+  bool has_cpu_shares, has_cpu_quota, has_cpu_period;
+  uint64_t cpu_shares, cpu_period;
+  int64_t cpu_quota;
+  char *cpu_cpus, *cpu_mems;
+  bool has_blkio_weight;
+  uint16_t blkio_weight;
+  struct shim_kv *unified;
+  size_t n_unified;
+  bool has_devices; /* linux.resources.devices was given, even empty */
+  struct shim_device_rule *devices;
+  size_t n_devices;
+};
+
+/* process.capabilities as masks of 1 << CAP_*.  An absent set (or an absent
+ * process.capabilities) is empty, as in runc: the process gets no
+ * capabilities it is not granted. */
+struct shim_capabilities
+{
+  uint64_t bounding, effective, inheritable, permitted, ambient;
+};
+
+/* linux.seccomp, with names turned into libseccomp's values (the types are
+ * plain integers so that this header does not need seccomp.h). */
+struct shim_seccomp_arg
+{
+  unsigned int index;        /* 0..5 */
+  uint64_t value, value_two; /* MASKED_EQ: value is the mask, valueTwo the datum */
+  int op;                    /* enum scmp_compare */
+};
+
+struct shim_seccomp_rule
+{
+  char **names; /* NULL-terminated; resolved when the filter is built */
+  size_t n_names;
+  uint32_t action; /* SCMP_ACT_*, the errno included */
+  struct shim_seccomp_arg *args;
+  size_t n_args;
+};
+
+struct shim_seccomp
+{
+  uint32_t default_action; /* SCMP_ACT_*, the errno included */
+  uint32_t *architectures; /* SCMP_ARCH_* */
+  size_t n_architectures;
+  unsigned int flags; /* SECCOMP_FILTER_FLAG_* */
+  char *listener_path;     /* NULL unless given */
+  char *listener_metadata; /* NULL unless given */
+  struct shim_seccomp_rule *syscalls;
+  size_t n_syscalls;
+  bool uses_notify; /* some action is SCMP_ACT_NOTIFY */
+};
+
+struct shim_process
+{
+  bool terminal;
+  unsigned short console_height, console_width; /* 0: not given */
+  char **args; /* NULL-terminated */
+  size_t n_args;
+  char **env; /* NULL-terminated */
+  size_t n_env;
+  char *cwd;
+  uid_t uid;
+  gid_t gid;
+  bool has_umask;
+  mode_t umask;
+  gid_t *additional_gids;
+  size_t n_additional_gids;
+  struct shim_rlimit *rlimits;
+  size_t n_rlimits;
+  bool no_new_privileges;
+  bool has_oom_score_adj;
+  int oom_score_adj;
+  struct shim_capabilities caps;
+  char *apparmor_profile; /* NULL or "" for none */
+  char *selinux_label;    /* NULL or "" for none */
+};
+
+/* hooks.<stage>[]: run with the state on stdin (hooks.c). */
+enum shim_hook_stage
+{
+  HOOK_PRESTART,
+  HOOK_CREATE_RUNTIME,
+  HOOK_CREATE_CONTAINER,
+  HOOK_START_CONTAINER,
+  HOOK_POSTSTART,
+  HOOK_POSTSTOP,
+  HOOK_N_STAGES,
+};
+
+struct shim_hook
+{
+  char *path;
+  char **args; /* NULL-terminated; NULL: just the path */
+  size_t n_args;
+  char **env;  /* NULL-terminated; NULL: an empty environment */
+  size_t n_env;
+  int timeout; /* seconds; 0: none */
+};
+
+struct shim_hook_list
+{
+  struct shim_hook *v;
+  size_t n;
+};
+
+struct shim_config
+{
+  char *bundle;   /* absolute path of the bundle directory */
+  char *oci_version;
+  char *root_path; /* absolute (resolved against the bundle) */
+  bool root_readonly;
+  struct shim_process process;
+  char *hostname;
+  struct shim_mount *mounts;
+  size_t n_mounts;
+  struct shim_namespace *namespaces;
+  size_t n_namespaces;
+  char *cgroups_path;
+  unsigned long rootfs_propagation; /* MS_* (| MS_REC); 0 = default (rprivate) */
+  char **masked_paths;
+  size_t n_masked_paths;
+  char **readonly_paths;
+  size_t n_readonly_paths;
+  struct shim_kv *sysctl;
+  size_t n_sysctl;
+  bool has_resources;
+  struct shim_resources resources;
+  struct shim_seccomp *seccomp; /* NULL: no filter */
+  struct shim_idmap *uid_mappings;
+  size_t n_uid_mappings;
+  struct shim_idmap *gid_mappings;
+  size_t n_gid_mappings;
+  struct shim_device *devices;
+  size_t n_devices;
+  struct shim_kv *annotations;
+  size_t n_annotations;
+  struct shim_hook_list hooks[HOOK_N_STAGES];
+};
+
+/* Called for each field that is understood but not honoured yet, with the
+ * JSON path and why; the CLI turns these into warnings. */
+typedef void (*shim_config_warn_fn) (void *opaque, const char *json_path, const char *why);
+
+/* Parse BUNDLE/config.json.  Errors name the file and the JSON path or the
+ * line/column of a syntax error. */
+int shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warn,
+                      void *opaque, shim_error_t *err);
+
+/* Parse a config from memory; bundle is used to resolve a relative root. */
+int shim_config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
+                       shim_config_warn_fn warn, void *opaque, shim_error_t *err);
+
+void shim_config_free (struct shim_config *c);
+
+/* `exec --process FILE`: one process object, as in config.json's
+ * "process".  cwd defaults to "/". */
+int shim_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warn,
+                        void *opaque, shim_error_t *err);
+void shim_process_free (struct shim_process *p);
+
+/* `update --resources FILE`: a linux.resources object. */
+int shim_resources_parse (const char *json, size_t len, struct shim_resources *out, shim_error_t *err);
+void shim_resources_free (struct shim_resources *r);
+
+/* The I-th mount option the parser knows (for `features`), NULL past the
+ * last. */
+const char *shim_mount_option_name (size_t i);
+
+/* For `features`: the i-th seccomp action, comparison operator and filter
+ * flag name config.json may use, NULL past the last.  An architecture name
+ * of the runtime-spec is accepted when shim_seccomp_arch_known() says so. */
+const char *shim_seccomp_action_name (size_t i);
+const char *shim_seccomp_op_name (size_t i);
+const char *shim_seccomp_flag_name (size_t i);
+bool shim_seccomp_arch_known (const char *spec_name);
+
+/* "prestart", "createRuntime", ... */
+const char *shim_hook_stage_name (enum shim_hook_stage s);
+
+static inline void
+cleanup_configp (struct shim_config **c)
+{
+  if (*c)
+    shim_config_free (*c);
+}
+#define cleanup_config __attribute__ ((cleanup (cleanup_configp)))
+
+/* Lookups used by the setup code. */
+const struct shim_namespace *shim_config_namespace (const struct shim_config *c, int type);
+
+/* The host id that container id ID maps to through M (N lines): 0, or -1
+ * when it is not mapped. */
+int shim_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host);
+
+/* Parse one mount option list into flags/propagation/data; exposed for tests. */
+int shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
+                              shim_error_t *err);
+
+#endif

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The security fields of config.json: process.capabilities,
+ * process.apparmorProfile, process.selinuxLabel and linux.seccomp.  Names
+ * (capabilities, actions, operators, architectures, flags) are checked here,
+ * so a typo fails before anything is created; security.c applies the
+ * result. */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/capability.h>
+
+#include "runtime/config_internal.h"
+#include "common/util.h"
+
+#define N_ELEMS(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* A null value is the same as an absent field (Go's encoders write them). */
+static bool
+is_absent (yajl_val v)
+{
+  return v == NULL || YAJL_IS_NULL (v);
+}
+
+static yajl_val
+get_key (yajl_val obj, const char *key)
+{
+  size_t i;
+  for (i = 0; i < obj->u.object.len; i++)
+    if (strcmp (obj->u.object.keys[i], key) == 0)
+      return obj->u.object.values[i];
+  return NULL;
+}
+
+/* ---- process.capabilities ---- */
+
+/* Names as the spec writes them: "CAP_" and libcap's name.  libcap would also
+ * take "chown" or "12"; the spec does not. */
+static int
+cap_lookup (const char *name, uint64_t *bit)
+{
+  cap_value_t v;
+  const char *p;
+
+  if (strncmp (name, "CAP_", 4) != 0 || name[4] < 'A' || name[4] > 'Z')
+    return -1;
+  for (p = name + 4; *p; p++)
+    if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+      return -1;
+  if (cap_from_name (name, &v) < 0 || v < 0 || v > 63)
+    return -1;
+  *bit = 1ULL << v;
+  return 0;
+}
+
+static int
+parse_cap_set (struct ctx *c, yajl_val v, const char *path, uint64_t *mask)
+{
+  size_t i;
+
+  if (is_absent (v))
+    return 0;
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array of strings", v);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i];
+      cleanup_free char *ep = path_index (path, i);
+      uint64_t bit;
+      if (!YAJL_IS_STRING (e))
+        return type_error (c, ep, "string", e);
+      if (cap_lookup (e->u.string, &bit) < 0)
+        return shim_error_plain (c->err, EINVAL, "%s: unknown capability \"%s\"", ep, e->u.string);
+      *mask |= bit;
+    }
+  return 0;
+}
+
+int
+parse_capabilities (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_capabilities *caps = &((struct shim_process *) target)->caps;
+  const struct
+  {
+    const char *key;
+    uint64_t *mask;
+  } sets[] = {
+    { "bounding", &caps->bounding },       { "effective", &caps->effective },
+    { "inheritable", &caps->inheritable }, { "permitted", &caps->permitted },
+    { "ambient", &caps->ambient },
+  };
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  for (i = 0; i < N_ELEMS (sets); i++)
+    {
+      cleanup_free char *p = path_key (path, sets[i].key);
+      if (parse_cap_set (c, get_key (v, sets[i].key), p, sets[i].mask) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* ---- LSM labels: applied (or refused) by security.c, which knows the host ---- */
+
+int
+parse_apparmor_profile (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return get_string (c, v, path, &((struct shim_process *) target)->apparmor_profile);
+}
+
+int
+parse_selinux_label (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  return get_string (c, v, path, &((struct shim_process *) target)->selinux_label);
+}
+
+/* ---- linux.seccomp ---- */
+
+enum
+{
+  ACT_PLAIN,
+  ACT_ERRNO, /* takes errnoRet */
+};
+
+static const struct
+{
+  const char *name;
+  uint32_t action;
+  int kind;
+} seccomp_actions[] = {
+  { "SCMP_ACT_KILL", SCMP_ACT_KILL, ACT_PLAIN },
+  { "SCMP_ACT_KILL_PROCESS", SCMP_ACT_KILL_PROCESS, ACT_PLAIN },
+  { "SCMP_ACT_KILL_THREAD", SCMP_ACT_KILL_THREAD, ACT_PLAIN },
+  { "SCMP_ACT_TRAP", SCMP_ACT_TRAP, ACT_PLAIN },
+  { "SCMP_ACT_ERRNO", SCMP_ACT_ERRNO (0), ACT_ERRNO },
+  { "SCMP_ACT_TRACE", SCMP_ACT_TRACE (0), ACT_ERRNO },
+  { "SCMP_ACT_ALLOW", SCMP_ACT_ALLOW, ACT_PLAIN },
+  { "SCMP_ACT_LOG", SCMP_ACT_LOG, ACT_PLAIN },
+  { "SCMP_ACT_NOTIFY", SCMP_ACT_NOTIFY, ACT_PLAIN },
+};
+
+static const struct
+{
+  const char *name;
+  int op;
+} seccomp_ops[] = {
+  { "SCMP_CMP_NE", SCMP_CMP_NE }, { "SCMP_CMP_LT", SCMP_CMP_LT },
+  { "SCMP_CMP_LE", SCMP_CMP_LE }, { "SCMP_CMP_EQ", SCMP_CMP_EQ },
+  { "SCMP_CMP_GE", SCMP_CMP_GE }, { "SCMP_CMP_GT", SCMP_CMP_GT },
+  { "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
+};
+
+static const struct
+{
+  const char *name;
+  unsigned int flag;
+} seccomp_flags[] = {
+  { "SECCOMP_FILTER_FLAG_TSYNC", SECCOMP_FILTER_FLAG_TSYNC },
+  { "SECCOMP_FILTER_FLAG_LOG", SECCOMP_FILTER_FLAG_LOG },
+  { "SECCOMP_FILTER_FLAG_SPEC_ALLOW", SECCOMP_FILTER_FLAG_SPEC_ALLOW },
+};
+
+/* action (a string at PATH.action, or PATH itself for defaultAction) plus
+ * its errnoRet (ERRNO_V, possibly absent) → one SCMP_ACT_* value.  As runc,
+ * SCMP_ACT_ERRNO and SCMP_ACT_TRACE return EPERM unless errnoRet says. */
+static int
+resolve_action (struct ctx *c, yajl_val act, const char *act_path, yajl_val errno_v, const char *errno_path,
+                uint32_t *out, bool *notify)
+{
+  uint64_t e = EPERM;
+  size_t i;
+
+  if (!YAJL_IS_STRING (act))
+    return type_error (c, act_path, "string", act);
+  for (i = 0; i < N_ELEMS (seccomp_actions); i++)
+    if (strcmp (seccomp_actions[i].name, act->u.string) == 0)
+      break;
+  if (i == N_ELEMS (seccomp_actions))
+    return shim_error_plain (c->err, EINVAL, "%s: unknown action \"%s\"", act_path, act->u.string);
+  if (!is_absent (errno_v))
+    {
+      if (seccomp_actions[i].kind != ACT_ERRNO)
+        return shim_error_plain (c->err, EINVAL, "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s",
+                                 errno_path, act->u.string);
+      if (get_u64 (c, errno_v, errno_path, &e) < 0)
+        return -1;
+      /* The filter's return value holds 16 bits of data. */
+      if (e > 0xffff)
+        return shim_error_plain (c->err, ERANGE, "%s: %" PRIu64 " is out of range", errno_path, e);
+    }
+  *out = seccomp_actions[i].action;
+  if (seccomp_actions[i].kind == ACT_ERRNO)
+    *out |= (uint32_t) e;
+  if (seccomp_actions[i].action == SCMP_ACT_NOTIFY)
+    *notify = true;
+  return 0;
+}
+
+static int
+parse_seccomp_arg (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp_arg *a)
+{
+  yajl_val idx, op, val, val2;
+  cleanup_free char *ip = path_key (path, "index");
+  cleanup_free char *op_path = path_key (path, "op");
+  cleanup_free char *vp = path_key (path, "value");
+  cleanup_free char *v2p = path_key (path, "valueTwo");
+  uint64_t index = 0;
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  idx = get_key (v, "index");
+  op = get_key (v, "op");
+  val = get_key (v, "value");
+  val2 = get_key (v, "valueTwo");
+  if (is_absent (idx))
+    return shim_error_plain (c->err, EINVAL, "%s: required", ip);
+  if (get_u64 (c, idx, ip, &index) < 0)
+    return -1;
+  if (index > 5)
+    return shim_error_plain (c->err, ERANGE, "%s: %" PRIu64 " is not a syscall argument (0 to 5)", ip, index);
+  a->index = (unsigned int) index;
+  if (is_absent (op))
+    return shim_error_plain (c->err, EINVAL, "%s: required", op_path);
+  if (!YAJL_IS_STRING (op))
+    return type_error (c, op_path, "string", op);
+  for (i = 0; i < N_ELEMS (seccomp_ops); i++)
+    if (strcmp (seccomp_ops[i].name, op->u.string) == 0)
+      break;
+  if (i == N_ELEMS (seccomp_ops))
+    return shim_error_plain (c->err, EINVAL, "%s: unknown operator \"%s\"", op_path, op->u.string);
+  a->op = seccomp_ops[i].op;
+  if (is_absent (val))
+    return shim_error_plain (c->err, EINVAL, "%s: required", vp);
+  if (get_u64 (c, val, vp, &a->value) < 0)
+    return -1;
+  if (!is_absent (val2) && get_u64 (c, val2, v2p, &a->value_two) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+parse_seccomp_rule (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp_rule *r, bool *notify)
+{
+  yajl_val names, args;
+  cleanup_free char *np = path_key (path, "names");
+  cleanup_free char *ap = path_key (path, "action");
+  cleanup_free char *ep = path_key (path, "errnoRet");
+  cleanup_free char *argp = path_key (path, "args");
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  names = get_key (v, "names");
+  if (is_absent (names))
+    return shim_error_plain (c->err, EINVAL, "%s: required", np);
+  if (get_string_array (c, names, np, &r->names, &r->n_names) < 0)
+    return -1;
+  if (r->n_names == 0)
+    return shim_error_plain (c->err, EINVAL, "%s: must name at least one syscall", np);
+  if (is_absent (get_key (v, "action")))
+    return shim_error_plain (c->err, EINVAL, "%s: required", ap);
+  if (resolve_action (c, get_key (v, "action"), ap, get_key (v, "errnoRet"), ep, &r->action, notify) < 0)
+    return -1;
+  args = get_key (v, "args");
+  if (is_absent (args))
+    return 0;
+  if (!YAJL_IS_ARRAY (args))
+    return type_error (c, argp, "array", args);
+  r->args = calloc (args->u.array.len + 1, sizeof (*r->args));
+  if (r->args == NULL)
+    return shim_error_errno (c->err, "%s", argp);
+  for (i = 0; i < args->u.array.len; i++)
+    {
+      cleanup_free char *p = path_index (argp, i);
+      if (parse_seccomp_arg (c, args->u.array.values[i], p, &r->args[i]) < 0)
+        return -1;
+      r->n_args++;
+    }
+  return 0;
+}
+
+static int
+parse_seccomp_syscalls (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+{
+  size_t i;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array", v);
+  s->syscalls = calloc (v->u.array.len + 1, sizeof (*s->syscalls));
+  if (s->syscalls == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      cleanup_free char *p = path_index (path, i);
+      /* Counted first: a half-parsed rule is freed with the rest. */
+      s->n_syscalls++;
+      if (parse_seccomp_rule (c, v->u.array.values[i], p, &s->syscalls[i], &s->uses_notify) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* "SCMP_ARCH_X86_64" → libseccomp's "x86_64" → its value; 0 if unknown. */
+static uint32_t
+spec_arch_resolve (const char *name)
+{
+  char lower[32];
+  size_t k;
+
+  if (strncmp (name, "SCMP_ARCH_", 10) != 0 || strlen (name + 10) >= sizeof (lower))
+    return 0;
+  for (k = 0; name[10 + k]; k++)
+    lower[k] = (char) (name[10 + k] >= 'A' && name[10 + k] <= 'Z' ? name[10 + k] - 'A' + 'a' : name[10 + k]);
+  lower[k] = '\0';
+  return seccomp_arch_resolve_name (lower);
+}
+
+bool
+shim_seccomp_arch_known (const char *spec_name)
+{
+  return spec_arch_resolve (spec_name) != 0;
+}
+
+static int
+parse_seccomp_arches (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+{
+  size_t i;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array of strings", v);
+  s->architectures = calloc (v->u.array.len + 1, sizeof (uint32_t));
+  if (s->architectures == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i];
+      cleanup_free char *ep = path_index (path, i);
+      uint32_t arch;
+
+      if (!YAJL_IS_STRING (e))
+        return type_error (c, ep, "string", e);
+      arch = spec_arch_resolve (e->u.string);
+      if (arch == 0)
+        return shim_error_plain (c->err, EINVAL, "%s: unknown architecture \"%s\"", ep, e->u.string);
+      s->architectures[s->n_architectures++] = arch;
+    }
+  return 0;
+}
+
+static int
+parse_seccomp_flags (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+{
+  size_t i, j;
+
+  if (!YAJL_IS_ARRAY (v))
+    return type_error (c, path, "array of strings", v);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i];
+      cleanup_free char *ep = path_index (path, i);
+      if (!YAJL_IS_STRING (e))
+        return type_error (c, ep, "string", e);
+      for (j = 0; j < N_ELEMS (seccomp_flags); j++)
+        if (strcmp (seccomp_flags[j].name, e->u.string) == 0)
+          break;
+      if (j == N_ELEMS (seccomp_flags))
+        return shim_error_plain (c->err, EINVAL, "%s: unknown or unsupported flag \"%s\"", ep, e->u.string);
+      s->flags |= seccomp_flags[j].flag;
+    }
+  return 0;
+}
+
+static int
+parse_seccomp_object (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+{
+  yajl_val act = get_key (v, "defaultAction"), x;
+  cleanup_free char *dp = path_key (path, "defaultAction");
+  cleanup_free char *ep = path_key (path, "defaultErrnoRet");
+  cleanup_free char *lp = path_key (path, "listenerPath");
+  cleanup_free char *mp = path_key (path, "listenerMetadata");
+  cleanup_free char *ap = path_key (path, "architectures");
+  cleanup_free char *fp = path_key (path, "flags");
+  cleanup_free char *sp = path_key (path, "syscalls");
+  bool default_notify = false;
+  size_t i;
+
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      size_t j;
+      for (j = 0; j < i; j++)
+        if (strcmp (v->u.object.keys[i], v->u.object.keys[j]) == 0)
+          {
+            cleanup_free char *kp = path_key (path, v->u.object.keys[i]);
+            return shim_error_plain (c->err, EINVAL, "%s: given twice", kp);
+          }
+    }
+  if (is_absent (act))
+    return shim_error_plain (c->err, EINVAL, "%s: required", dp);
+  if (resolve_action (c, act, dp, get_key (v, "defaultErrnoRet"), ep, &s->default_action, &default_notify) < 0)
+    return -1;
+  /* The kernel refuses a filter whose every unmatched syscall waits for a
+   * listener; the runtime's own syscalls up to exec would hang on it. */
+  if (default_notify)
+    return shim_error_plain (c->err, EINVAL, "%s: SCMP_ACT_NOTIFY cannot be the default action", dp);
+  if (!is_absent (x = get_key (v, "architectures")) && parse_seccomp_arches (c, x, ap, s) < 0)
+    return -1;
+  if (!is_absent (x = get_key (v, "flags")) && parse_seccomp_flags (c, x, fp, s) < 0)
+    return -1;
+  if (!is_absent (x = get_key (v, "listenerPath")))
+    {
+      if (get_string (c, x, lp, &s->listener_path) < 0)
+        return -1;
+      if (s->listener_path[0] != '/')
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", lp, s->listener_path);
+    }
+  if (!is_absent (x = get_key (v, "listenerMetadata")) && get_string (c, x, mp, &s->listener_metadata) < 0)
+    return -1;
+  if (!is_absent (x = get_key (v, "syscalls")) && parse_seccomp_syscalls (c, x, sp, s) < 0)
+    return -1;
+  if (s->uses_notify && s->listener_path == NULL)
+    return shim_error_plain (c->err, EINVAL, "%s: required when an action is SCMP_ACT_NOTIFY", lp);
+  return 0;
+}
+
+int
+parse_seccomp (struct ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, path, "object", v);
+  cfg->seccomp = calloc (1, sizeof (*cfg->seccomp));
+  if (cfg->seccomp == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  return parse_seccomp_object (c, v, path, cfg->seccomp);
+}
+
+void
+seccomp_config_free (struct shim_seccomp *s)
+{
+  size_t i, j;
+
+  if (s == NULL)
+    return;
+  for (i = 0; i < s->n_syscalls; i++)
+    {
+      for (j = 0; j < s->syscalls[i].n_names; j++)
+        free (s->syscalls[i].names[j]);
+      free (s->syscalls[i].names);
+      free (s->syscalls[i].args);
+    }
+  free (s->syscalls);
+  free (s->architectures);
+  free (s->listener_path);
+  free (s->listener_metadata);
+  free (s);
+}
+
+const char *
+shim_seccomp_action_name (size_t i)
+{
+  return i < N_ELEMS (seccomp_actions) ? seccomp_actions[i].name : NULL;
+}
+
+const char *
+shim_seccomp_op_name (size_t i)
+{
+  return i < N_ELEMS (seccomp_ops) ? seccomp_ops[i].name : NULL;
+}
+
+const char *
+shim_seccomp_flag_name (size_t i)
+{
+  return i < N_ELEMS (seccomp_flags) ? seccomp_flags[i].name : NULL;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Starting the container's init: namespaces, the process's own settings
+ * (user, rlimits, cwd, environment) and the exec.  The filesystem part is in
+ * rootfs.c. */
+#ifndef SHIM_CONTAINER_H
+#define SHIM_CONTAINER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "runtime/config.h"
+
+struct container_opts
+{
+  bool no_pivot;
+  const char *id; /* the container's id (told to a seccomp listener) */
+  int cgroup_fd; /* the container's cgroup directory (CLONE_INTO_CGROUP), or -1 */
+  /* init outlives the runtime (create, run --detach): no parent-death
+   * signal once it is ready. */
+  bool detach;
+  /* create: init waits on this listening socket (STATE_EXEC_SOCK) until
+   * `start` connects; -1: it goes straight on to the exec (run). */
+  int exec_listen_fd;
+  /* --console-socket, connected: with process.terminal the pty master is
+   * sent there; -1: to us (run in a terminal), in container_proc. */
+  int console_fd;
+  /* Called once init's namespaces and mounts exist, before pivot_root:
+   * the prestart and createRuntime hooks.  *state_json (malloc'd) is what
+   * init's own hooks (createContainer, startContainer) get on stdin.
+   * NULL: init does not stop there. */
+  int (*create_runtime) (pid_t pid, void *opaque, char **state_json, shim_error_t *err);
+  void *opaque;
+};
+
+struct container_proc
+{
+  pid_t pid; /* in the runtime's pid namespace */
+  int pidfd;
+  int pty_master; /* process.terminal without a console socket, else -1 */
+};
+
+/* Create init and wait until it has exec'd the process, or with
+ * exec_listen_fd until it waits for `start` (or failed: then the child's own
+ * error, e.g. `process.args[0] "/bin/nope": not found in the container`, is
+ * returned and the child has been reaped). */
+int container_spawn (const struct shim_config *cfg, const struct container_opts *opts,
+                     struct container_proc *out, shim_error_t *err);
+
+struct exec_opts
+{
+  int cgroup_fd;  /* the container's cgroup (CLONE_INTO_CGROUP), or -1 */
+  int console_fd; /* as container_opts.console_fd */
+  bool detach;    /* the process outlives `shim exec` */
+  const char *id; /* the container's, for a seccomp listener */
+};
+
+/* `exec`: a new process in the namespaces, root and cgroup of the
+ * container whose init is init_pid (cfg: the config saved at create, for
+ * the list of namespaces).  Returns once it has exec'd. */
+int container_exec (const struct shim_config *cfg, const struct shim_process *p, pid_t init_pid,
+                    const struct exec_opts *o, struct container_proc *out, shim_error_t *err);
+
+/* `start`: connect to init's exec socket (in the state dir dirfd), release
+ * it with the state its startContainer hooks get (NULL: the one of
+ * create), and wait until it has exec'd or reports why it could not. */
+int container_release (int dirfd, const char *state_json, shim_error_t *err);
+
+#endif

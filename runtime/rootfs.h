@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The container's filesystem view: mounts from config.json, the default /dev,
+ * pivot_root, masked and read-only paths.  Runs inside the new mount
+ * namespace, in the child, before the process is exec'd. */
+#ifndef SHIM_ROOTFS_H
+#define SHIM_ROOTFS_H
+
+#include <stdbool.h>
+
+#include "runtime/config.h"
+
+struct rootfs_opts
+{
+  bool no_pivot; /* chroot instead of pivot_root (--no-pivot) */
+};
+
+/* The mounts of config.json and the default /dev, on the rootfs, still
+ * seen from the runtime's root: createRuntime and createContainer hooks run
+ * after this, before rootfs_enter. */
+int rootfs_mount (const struct shim_config *cfg, shim_error_t *err);
+
+/* The switch into the new root: pivot_root, or chroot with --no-pivot. */
+int rootfs_enter (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);
+
+/* After the switch: enter process.cwd, resolved inside the new root. */
+int rootfs_chdir (const char *cwd, shim_error_t *err);
+
+/* After the switch: masked and read-only paths, sysctls, a read-only root. */
+int rootfs_finalize (const struct shim_config *cfg, shim_error_t *err);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the container's init may do: capabilities (libcap), the seccomp
+ * filter (libseccomp) and the LSM label (AppArmor, SELinux).  Two steps,
+ * called from the init's setup: security_prepare() while the host's
+ * filesystem is still in view, security_apply() right before exec. */
+#ifndef SHIM_SECURITY_H
+#define SHIM_SECURITY_H
+
+#include "runtime/config.h"
+
+struct security_state
+{
+  void *seccomp;      /* scmp_filter_ctx, or NULL for no filter */
+  int listener_fd;    /* connected to linux.seccomp.listenerPath, or -1 */
+  char *listener_msg; /* the container state sent with the notify fd */
+  int lsm_fd;         /* /proc/thread-self/attr/.../exec, or -1 */
+  char *lsm_value;    /* what is written to it */
+  const char *lsm_field;
+};
+
+#define SECURITY_STATE_INIT { .seccomp = NULL, .listener_fd = -1, .lsm_fd = -1 }
+
+/* Before the rootfs is entered: refuse an LSM label the host cannot apply,
+ * build the seccomp filter (every name checked), connect to the seccomp
+ * listener, drop the capability bounding set and keep the permitted set
+ * across the coming uid change.  ID is the container's, for the listener. */
+int security_prepare (const struct shim_config *cfg, const char *id, struct security_state *st,
+                      shim_error_t *err);
+
+/* After the uid change and noNewPrivileges, right before exec: the LSM
+ * label for exec, the capability sets, the ambient set, and the seccomp
+ * filter, last. */
+int security_apply (const struct shim_config *cfg, struct security_state *st, shim_error_t *err);
+
+void security_state_release (struct security_state *st);
+
+/* CVE-2019-5736: a container process can execute /proc/self/exe of the
+ * runtime process that execs it (a script whose interpreter is
+ * /proc/self/exe) and, once the runtime has exited, write through it to
+ * the runtime's binary on the host.  The commands that start container
+ * processes therefore re-exec themselves, with ARGV, from a sealed memfd
+ * copy of the binary: that is all /proc/self/exe can ever lead to.
+ * Returns 0 at once when already running from such a copy; otherwise does
+ * not return unless it fails. */
+int security_run_sealed_copy (char **argv, shim_error_t *err);
+
+#endif

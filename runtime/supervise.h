@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Waiting in the foreground for a process we started (`run`, `exec`):
+ * signals forwarded through a signalfd, the cgroup's memory events taken as
+ * they happen, and with a terminal the pty's traffic copied to and from our
+ * own stdio. */
+#ifndef SHIM_SUPERVISE_H
+#define SHIM_SUPERVISE_H
+
+#include "runtime/container.h"
+#include "common/error.h"
+#include "verdict/monitor.h"
+
+/* Block the forwarded signals (before the clone, so none is lost; the child
+ * unblocks them) and return a signalfd for them. */
+int supervise_signals_fd (shim_error_t *err);
+
+/* Until proc exits; *status is its wait status.  mon may be NULL. */
+int supervise_wait (struct container_proc *proc, int sigfd, struct monitor *mon, int *status, shim_error_t *err);
+
+/* 128+N for a signal, as shells do. */
+int wait_status_to_exit_code (int status);
+
+#endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The death verdict (DESIGN.md "The verdict"): a pure function from cgroup
+ * snapshots, init's wait status and the runtime's record of the signals it
+ * sent, to what happened, plus its JSON and one human sentence.  Both `shim`
+ * and `shim-oom-hook` call this; it is the only copy of the rules.
+ *
+ * Counters are deltas final - baseline of C's memory.events.local ("local")
+ * and memory.events ("tree").  A kill belongs to the container when
+ *   - local oom_group_kill or oom_kill rose, or
+ *   - local oom rose, tree oom rose by exactly as much (no OOM event of a
+ *     nested cgroup) and tree oom_kill rose: C's own limit, victims in nested
+ *     leaves (this is the measured "nested leaves, oom.group=1" row, and it
+ *     also covers kernels before 5.17 that lack oom_group_kill), or
+ *   - tree oom_kill rose with no tree oom at all: an ancestor's or the host's
+ *     OOM (scope "ancestor").
+ * scope is "container" when local oom rose, else "ancestor".  Tree kills with
+ * OOM events only in nested cgroups are nested_kills, never the container's.
+ *
+ * Decisions where DESIGN.md is silent:
+ *   - Without a wait status (the hook): a group kill (local oom_group_kill, or
+ *     an ancestor kill) is OOMKilled, because a group kill takes init too; the
+ *     message says the exit status was not known, exit_code and signal are
+ *     null.  (C's counters cannot show whether an ancestor killed as a group;
+ *     the measured case, a parent with oom.group=1, did.)  A kill that belongs to the container but was not a group kill is
+ *     Unknown with oom_killed null: init may have survived it.  No kill, or
+ *     nested kills only: Unknown with oom_killed false.
+ *   - Without a wait status, after `shim kill` sent SIGKILL (create/start:
+ *     the runtime is not init's parent): Killed, killed_by runtime, unless a
+ *     group OOM kill took the container (then OOMKilled, as above);
+ *     oom_killed false when the counters show no OOM kill of its own, null
+ *     when they are unknown or show one-by-one kills.
+ *   - init died of SIGKILL, the container's kill was not a group kill, and the
+ *     runtime had sent SIGKILL itself: Killed, killed_by runtime, oom_killed
+ *     null, since either could have killed init (this is the case DESIGN.md's
+ *     promise is about; the literal rule would say OOMKilled).
+ *   - C's own limit ran out while nested cgroups also had OOM events and only
+ *     the tree counted kills: which kills were whose is unknown; with init
+ *     dead of SIGKILL that is Killed with oom_killed null.
+ *   - killed_by is set for Killed (runtime, or outside only when the counters
+ *     prove no OOM kill) and for Signaled when the runtime sent that signal;
+ *     OOMKilled has killed_by null (the kernel killed it).
+ *   - No baseline: counters are taken from 0, which is only trusted while they
+ *     are all still 0 (counters only rise); otherwise oom_killed is null.
+ *   - The reason oom_killed is null goes into message (and unknown_reason);
+ *     the JSON has exactly DESIGN.md's fields.
+ *   - oom is null when the counters are unknown or nothing was OOM-killed in
+ *     C's tree; oom.scope is null for nested kills only; oom.group_kill is
+ *     null when the kernel does not count group kills, and for ancestor kills
+ *     (C's counters cannot tell whether the ancestor killed as a group). */
+#ifndef SHIM_VERDICT_H
+#define SHIM_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "cgroup/cgroup_files.h"
+#include "common/error.h"
+
+enum verdict_reason
+{
+  VERDICT_UNKNOWN,
+  VERDICT_OOM_KILLED,
+  VERDICT_KILLED,
+  VERDICT_SIGNALED,
+  VERDICT_EXITED,
+};
+
+/* JSON true / false / null. */
+enum verdict_tri
+{
+  VERDICT_NULL = -1,
+  VERDICT_FALSE = 0,
+  VERDICT_TRUE = 1,
+};
+
+enum verdict_scope
+{
+  VERDICT_SCOPE_NONE, /* null: nested kills only */
+  VERDICT_SCOPE_CONTAINER,
+  VERDICT_SCOPE_ANCESTOR,
+};
+
+enum verdict_killed_by
+{
+  VERDICT_BY_NONE, /* null */
+  VERDICT_BY_RUNTIME,
+  VERDICT_BY_OUTSIDE,
+};
+
+/* Bit of signal sig (1..64) in verdict_input.signals_sent. */
+#define VERDICT_SIGBIT(sig) (1ULL << ((sig) - 1))
+
+struct verdict_input
+{
+  const char *container_id;
+  /* NULL when not available.  baseline: taken at create (the cgroup may
+   * pre-exist with non-zero counters).  final: the latest one persisted or
+   * read.  at_oom: taken when the OOM event was seen; its memory.stat tells
+   * what filled memory, and its counters stand in for a missing final. */
+  const struct cg_snapshot *baseline;
+  const struct cg_snapshot *final;
+  const struct cg_snapshot *at_oom;
+  /* Why snapshots are missing ("cgroup already removed", "no memory
+   * controller"); used in the message when the counters are unknown. */
+  const char *unavailable_reason;
+  bool memory_limit_enforced;
+  /* init's status as from waitpid(); the hook never has one. */
+  bool have_status;
+  int status;
+  /* VERDICT_SIGBIT(sig) for every signal `shim kill` sent the container. */
+  uint64_t signals_sent;
+};
+
+struct verdict
+{
+  enum verdict_reason reason;
+  bool have_exit_code;
+  int exit_code;
+  int signal; /* 0: null */
+  enum verdict_tri oom_killed;
+  char unknown_reason[160]; /* why oom_killed is null; "" otherwise */
+  bool have_oom;            /* false: "oom": null */
+  struct
+  {
+    enum verdict_scope scope;
+    uint64_t kills; /* the container's: local, or the tree's when they were C's */
+    enum verdict_tri group_kill;
+    uint64_t nested_kills; /* in nested cgroups, by their own limits */
+  } oom;
+  bool have_memory_limit; /* false when unlimited or unknown */
+  uint64_t memory_limit;
+  bool have_memory_peak;
+  uint64_t memory_peak;
+  bool memory_limit_enforced;
+  enum verdict_killed_by killed_by;
+  char message[768];
+  char hint[256]; /* "": null */
+};
+
+void verdict_compute (const struct verdict_input *in, struct verdict *out);
+
+/* One JSON line with DESIGN.md's field names; *out is malloc'd.
+ * verdict_gen writes the same object as the next value of g (the state file,
+ * annotations). */
+int verdict_to_json (const struct verdict *v, char **out, shim_error_t *err);
+int verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err);
+
+/* "OOMKilled", "Killed", ... */
+const char *verdict_reason_name (enum verdict_reason r);
+
+/* bytes -> "512 B", "64 MiB", "1.5 GiB": one decimal at most, dropped when
+ * it is 0. */
+void verdict_format_size (uint64_t bytes, char *buf, size_t len);
+
+#endif
