@@ -4,6 +4,7 @@
  * no controllers, but cgroup.procs, cgroup.events and cgroup.kill work, which
  * is how the tree is tracked and killed even where it cannot be limited. */
 #include "cgroup/cgroup.h"
+#include "runtime/config.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -210,7 +211,7 @@ read_controllers (int dirfd, const char *file, unsigned *mask, shim_error_t *err
 
 /* What the spec asks to be limited: these controllers must work. */
 static unsigned
-required_controllers (const struct shim_resources *r)
+required_controllers (const struct cgroup_resources *r)
 {
   unsigned m = 0;
   size_t i, j;
@@ -284,7 +285,7 @@ write_knob (int dirfd, const char *file, const char *value, const char *json_pat
 }
 
 static bool
-has_unified (const struct shim_resources *r, const char *key)
+has_unified (const struct cgroup_resources *r, const char *key)
 {
   size_t i;
   for (i = 0; i < r->n_unified; i++)
@@ -294,7 +295,7 @@ has_unified (const struct shim_resources *r, const char *key)
 }
 
 static int
-apply_resources (int fd, const struct shim_resources *r, unsigned ctrls, shim_error_t *err)
+apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_error_t *err)
 {
   char buf[64];
   size_t i;
@@ -506,7 +507,7 @@ int
 cgroup_create (const struct shim_config *cfg, const char *id, const struct cgroup_opts *opts,
                struct shim_cgroup *out, shim_error_t *err)
 {
-  const struct shim_resources *r = &cfg->resources;
+  const struct cgroup_resources *r = &cfg->resources;
   unsigned required = required_controllers (r);
   unsigned want = required | CTRL_MEMORY | CTRL_PIDS; /* memory: the verdict's counters */
   unsigned have = 0;
@@ -862,7 +863,7 @@ cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err)
 }
 
 int
-cgroup_update (struct shim_cgroup *cg, const struct shim_resources *r, shim_error_t *err)
+cgroup_update (struct shim_cgroup *cg, const struct cgroup_resources *r, shim_error_t *err)
 {
   unsigned have = 0;
 

@@ -7,7 +7,51 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/config.h"
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/util.h"
+
+/* Access bits of a device rule, as the kernel's BPF_DEVCG_ACC_*. */
+enum
+{
+  CGROUP_DEV_MKNOD = 1,
+  CGROUP_DEV_READ = 2,
+  CGROUP_DEV_WRITE = 4,
+};
+
+/* linux.resources.devices[]: one rule of the device cgroup. */
+struct cgroup_device_rule
+{
+  bool allow;
+  char type;      /* 'a', 'c' or 'b' */
+  int64_t major;  /* -1 = any */
+  int64_t minor;  /* -1 = any */
+  unsigned access; /* CGROUP_DEV_* */
+};
+
+/* A resource value is "set" only when the field was present. */
+struct cgroup_resources
+{
+  bool has_memory_limit, has_memory_reservation, has_memory_swap;
+  int64_t memory_limit, memory_reservation, memory_swap; /* -1 = unlimited */
+  bool has_pids_limit;
+  int64_t pids_limit; /* <= 0 = unlimited, as runc */
+  bool has_cpu_shares, has_cpu_quota, has_cpu_period;
+  uint64_t cpu_shares, cpu_period;
+  int64_t cpu_quota;
+  char *cpu_cpus, *cpu_mems;
+  bool has_blkio_weight;
+  uint16_t blkio_weight;
+  struct util_kv *unified;
+  size_t n_unified;
+  bool has_devices; /* linux.resources.devices was given, even empty */
+  struct cgroup_device_rule *devices;
+  size_t n_devices;
+};
+
+/* FIXME(layout): cgroup_create still reads the whole config. */
+struct shim_config;
 
 struct cgroup_opts
 {
@@ -60,7 +104,7 @@ int cgroup_open (const char *path, size_t created_depth, struct shim_cgroup *out
 int cgroup_freeze (struct shim_cgroup *cg, bool frozen, shim_error_t *err);
 
 /* `update`: write new linux.resources to a running container's cgroup. */
-int cgroup_update (struct shim_cgroup *cg, const struct shim_resources *r, shim_error_t *err);
+int cgroup_update (struct shim_cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
 
 /* Signal every process in it (kill --all). */
 int cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err);

@@ -17,7 +17,7 @@
  *
  * Type `a` matches both types; major or minor -1 (or left out) matches any.
  * The kernel asks with the type in the low 16 bits of access_type, the
- * access (BPF_DEVCG_ACC_*, the same bits as SHIM_DEV_*) in the high 16. */
+ * access (BPF_DEVCG_ACC_*, the same bits as CGROUP_DEV_*) in the high 16. */
 #include "cgroup/cgroup_devices.h"
 
 #include <errno.h>
@@ -29,17 +29,17 @@
 #include "common/log.h"
 #include "common/util.h"
 
-static const struct shim_device_rule default_allow[] = {
-  { true, 'c', -1, -1, SHIM_DEV_MKNOD },
-  { true, 'b', -1, -1, SHIM_DEV_MKNOD },
-  { true, 'c', 1, 3, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 1, 8, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 1, 7, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 5, 0, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 1, 5, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 1, 9, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 136, -1, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
-  { true, 'c', 5, 2, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD },
+static const struct cgroup_device_rule default_allow[] = {
+  { true, 'c', -1, -1, CGROUP_DEV_MKNOD },
+  { true, 'b', -1, -1, CGROUP_DEV_MKNOD },
+  { true, 'c', 1, 3, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 1, 8, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 1, 7, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 5, 0, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 1, 5, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 1, 9, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 136, -1, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
+  { true, 'c', 5, 2, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD },
 };
 #define N_DEFAULT (sizeof (default_allow) / sizeof (default_allow[0]))
 
@@ -74,7 +74,7 @@ emit (struct prog *p, struct bpf_insn insn)
  * compares the 32-bit device numbers as unsigned (a 64-bit JNE would
  * sign-extend an immediate above 2^31). */
 static int
-emit_rule (struct prog *p, const struct shim_device_rule *r)
+emit_rule (struct prog *p, const struct cgroup_device_rule *r)
 {
   size_t start = p->len, i;
   int rc = 0;
@@ -110,7 +110,7 @@ emit_rule (struct prog *p, const struct shim_device_rule *r)
 }
 
 int
-cgroup_devices_program (const struct shim_device_rule *rules, size_t n, struct bpf_insn **out, size_t *len,
+cgroup_devices_program (const struct cgroup_device_rule *rules, size_t n, struct bpf_insn **out, size_t *len,
                         shim_error_t *err)
 {
   struct prog p = { 0 };
@@ -194,7 +194,7 @@ attached (int cgroup_fd, uint32_t *ids, uint32_t *n, shim_error_t *err)
 }
 
 int
-cgroup_devices_apply (int cgroup_fd, const struct shim_device_rule *rules, size_t n, shim_error_t *err)
+cgroup_devices_apply (int cgroup_fd, const struct cgroup_device_rule *rules, size_t n, shim_error_t *err)
 {
   cleanup_free struct bpf_insn *insns = NULL;
   cleanup_close int prog = -1;

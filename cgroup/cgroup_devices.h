@@ -7,15 +7,15 @@
 #include <linux/bpf.h>
 #include <stddef.h>
 
-#include "runtime/config.h"
+#include "cgroup/cgroup.h"
 
 /* The program for RULES (pure; the caller frees *out).  How it decides is
  * said at the top of cgroup_devices.c. */
-int cgroup_devices_program (const struct shim_device_rule *rules, size_t n, struct bpf_insn **out, size_t *len,
+int cgroup_devices_program (const struct cgroup_device_rule *rules, size_t n, struct bpf_insn **out, size_t *len,
                             shim_error_t *err);
 
 /* Load it and attach it to the cgroup directory CGROUP_FD (replacing device
  * programs attached there before).  Errors name linux.resources.devices. */
-int cgroup_devices_apply (int cgroup_fd, const struct shim_device_rule *rules, size_t n, shim_error_t *err);
+int cgroup_devices_apply (int cgroup_fd, const struct cgroup_device_rule *rules, size_t n, shim_error_t *err);
 
 #endif

@@ -39,7 +39,7 @@ stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
       cleanup_yajl_val yajl_val root = yajl_tree_parse (saved, NULL, 0);
       yajl_val ok = json_field (root, "oom_killed");
       const char *reason = json_field_str (root, "reason");
-      struct shim_kv extra[3] = {
+      struct util_kv extra[3] = {
         { (char *) ANNOTATION_VERDICT, saved },
         { (char *) ANNOTATION_OOM_KILLED, (char *) (ok == NULL ? "null" : YAJL_IS_TRUE (ok) ? "true" : "false") },
         { (char *) ANNOTATION_REASON, (char *) (reason ? reason : "Unknown") },

@@ -11,13 +11,11 @@
 
 #include "cli/commands.h"
 #include "runtime/config.h"
+#include "common/version.h"
 #include "common/json.h"
 #include "runtime/lifecycle.h"
 #include "common/util.h"
 
-#ifndef SHIM_VERSION
-#define SHIM_VERSION "0.1.0"
-#endif
 
 static bool
 gen_strings (yajl_gen g, const char *key, const char *const *v, size_t n)
@@ -122,7 +120,7 @@ cmd_features (struct global_opts *g, int argc, char **argv, shim_error_t *err)
     hooks[i] = shim_hook_stage_name ((enum shim_hook_stage) i);
   yajl_gen_config (y, yajl_gen_beautify, 1);
   ok = yajl_gen_map_open (y) == yajl_gen_status_ok && json_kv_str (y, "ociVersionMin", "1.0.0")
-       && json_kv_str (y, "ociVersionMax", "1.2.0") && gen_strings (y, "hooks", hooks, HOOK_N_STAGES)
+       && json_kv_str (y, "ociVersionMax", SHIM_SPEC_VERSION) && gen_strings (y, "hooks", hooks, HOOK_N_STAGES)
        && json_str (y, "mountOptions") && yajl_gen_array_open (y) == yajl_gen_status_ok;
   for (i = 0; ok && shim_mount_option_name (i); i++)
     ok = json_str (y, shim_mount_option_name (i));

@@ -46,7 +46,7 @@ cmd_resume (struct global_opts *g, int argc, char **argv, shim_error_t *err)
 }
 
 static void
-cleanup_resourcesp (struct shim_resources *r)
+cleanup_resourcesp (struct cgroup_resources *r)
 {
   shim_resources_free (r);
 }
@@ -80,7 +80,7 @@ cmd_update (struct global_opts *g, int argc, char **argv, shim_error_t *err)
     { NULL, 0, NULL, 0 },
   };
   cleanup_ref struct container_ref r = { .dirfd = -1 };
-  __attribute__ ((cleanup (cleanup_resourcesp))) struct shim_resources res = { 0 };
+  __attribute__ ((cleanup (cleanup_resourcesp))) struct cgroup_resources res = { 0 };
   const char *file = NULL;
   int64_t x;
   int c;

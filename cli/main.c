@@ -7,13 +7,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/version.h"
 #include "common/log.h"
 #include "runtime/security.h"
 #include "runtime/state.h"
 
-#ifndef SHIM_VERSION
-#define SHIM_VERSION "0.1.0"
-#endif
 
 static const struct
 {
@@ -85,7 +83,7 @@ main (int argc, char **argv)
       case 's': g.systemd_cgroup = true; break;
       case 'I': break;
       case 'v':
-        printf ("shim version %s\nspec: 1.2.0\n", SHIM_VERSION);
+        printf ("shim version %s\nspec: %s\n", SHIM_VERSION, SHIM_SPEC_VERSION);
         return 0;
       case 'h':
         usage (stdout);

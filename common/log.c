@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "common/log.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,14 +60,9 @@ write_all (int fd, const char *s, size_t len)
 static void
 log_to_file (enum log_level level, const char *msg)
 {
-  char when[64];
-  struct timespec ts;
-  struct tm tm;
+  char when[UTIL_RFC3339_LEN];
 
-  clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  snprintf (when, sizeof (when), "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec);
+  util_rfc3339_now (when, sizeof when);
   if (log_json)
     {
       yajl_gen g = yajl_gen_alloc (NULL);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,23 +109,34 @@ util_write_file_atomic_at (int dirfd, const char *name, const char *data, size_t
   return 0;
 }
 
-int
-util_parse_i64 (const char *s, int64_t *out)
+/* Strict decimal: optional surrounding whitespace, nothing else around the
+ * digits.  Signs are the caller's business (parse_u64 refuses them). */
+static int
+parse_whole (const char *s, bool is_signed, long long *sv, unsigned long long *uv)
 {
   char *end;
-  long long v;
 
   while (isspace ((unsigned char) *s))
     s++;
-  if (*s == '\0')
+  if (*s == '\0' || (!is_signed && (*s == '-' || *s == '+')))
     return -1;
   errno = 0;
-  v = strtoll (s, &end, 10);
+  if (is_signed)
+    *sv = strtoll (s, &end, 10);
+  else
+    *uv = strtoull (s, &end, 10);
   if (errno != 0 || end == s)
     return -1;
   while (isspace ((unsigned char) *end))
     end++;
-  if (*end != '\0')
+  return *end == '\0' ? 0 : -1;
+}
+
+int
+util_parse_i64 (const char *s, int64_t *out)
+{
+  long long v;
+  if (parse_whole (s, true, &v, NULL) < 0)
     return -1;
   *out = v;
   return 0;
@@ -133,20 +145,8 @@ util_parse_i64 (const char *s, int64_t *out)
 int
 util_parse_u64 (const char *s, uint64_t *out)
 {
-  char *end;
   unsigned long long v;
-
-  while (isspace ((unsigned char) *s))
-    s++;
-  if (*s == '\0' || *s == '-' || *s == '+')
-    return -1;
-  errno = 0;
-  v = strtoull (s, &end, 10);
-  if (errno != 0 || end == s)
-    return -1;
-  while (isspace ((unsigned char) *end))
-    end++;
-  if (*end != '\0')
+  if (parse_whole (s, false, NULL, &v) < 0)
     return -1;
   *out = v;
   return 0;
@@ -177,4 +177,33 @@ util_mkdir_all (const char *path, mode_t mode, shim_error_t *err)
       dirfd = next;
     }
   return steal_fd (&dirfd);
+}
+
+void
+util_rfc3339_now (char *buf, size_t len)
+{
+  struct timespec ts;
+  struct tm tm;
+  char sec[32];
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  strftime (sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf (buf, len, "%s.%09ldZ", sec, ts.tv_nsec);
+}
+
+const char *
+util_id_invalid (const char *id)
+{
+  size_t n = strlen (id);
+
+  if (n == 0 || n > 1024)
+    return "must be 1 to 1024 characters";
+  if (strcmp (id, ".") == 0 || strcmp (id, "..") == 0)
+    return "invalid";
+  for (const char *p = id; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'
+          || *p == '-' || *p == '.' || *p == '+'))
+      return "only letters, digits and `_-.+` are allowed";
+  return NULL;
 }

@@ -58,6 +58,13 @@ cleanup_errorp (shim_error_t *e)
 #define steal_pointer(pp) ({ __typeof__ (*(pp)) _p = *(pp); *(pp) = NULL; _p; })
 #define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
 
+/* A key and its value (sysctl, annotations, linux.resources.unified). */
+struct util_kv
+{
+  char *key;
+  char *value;
+};
+
 /* Read a whole file relative to dirfd (AT_FDCWD for a path) into a
  * NUL-terminated buffer.  *len may be NULL.  Returns 0 or -1 with *err set,
  * naming the file; err->status is the errno (ENOENT for a missing file). */
@@ -80,5 +87,15 @@ int util_mkdir_all (const char *path, mode_t mode, shim_error_t *err);
 /* Strict decimal parse of a whole string (surrounding whitespace allowed). */
 int util_parse_u64 (const char *s, uint64_t *out);
 int util_parse_i64 (const char *s, int64_t *out);
+
+/* Now, as RFC 3339 UTC with nanoseconds ("2026-12-03T09:07:15.123456789Z"),
+ * the form runc writes in state.json and its JSON log lines.  len >= 40. */
+#define UTIL_RFC3339_LEN 40
+void util_rfc3339_now (char *buf, size_t len);
+
+/* Why ID cannot be a container id (runc's rule: 1 to 1024 of letters,
+ * digits and `_-.+`, not `.` or `..`, so it is always one path component),
+ * or NULL when it can. */
+const char *util_id_invalid (const char *id);
 
 #endif

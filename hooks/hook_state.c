@@ -164,23 +164,12 @@ hook_state_release (struct hook_state *s)
 int
 hook_id_check (const char *id, shim_error_t *err)
 {
-  size_t n = strlen (id);
+  const char *why = util_id_invalid (id);
 
-  if (n == 0 || n > 200)
-    return shim_error_plain (err, EINVAL, "state: `id`: must be 1 to 200 bytes long");
+  /* The verdict directory keeps its own dot files (.lock) next to the ids. */
   if (id[0] == '.')
     return shim_error_plain (err, EINVAL, "state: `id`: `%s` starts with a dot", id);
-  for (size_t i = 0; i < n; i++)
-    {
-      char c = id[i];
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'
-            || c == '+' || c == '-' || c == '.'))
-        return shim_error_plain (err, EINVAL,
-                                 "state: `id`: `%s` has a character other than letters, digits "
-                                 "and _ + - .",
-                                 id);
-    }
-  return 0;
+  return why ? shim_error_plain (err, EINVAL, "state: `id`: `%s`: %s", id, why) : 0;
 }
 
 static const struct

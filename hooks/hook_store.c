@@ -25,26 +25,8 @@ hook_store_open (const char *dir, bool create, int *dirfd, shim_error_t *err)
   *dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (*dirfd >= 0 || errno != ENOENT || !create)
     return *dirfd >= 0 ? 0 : shim_error_errno (err, "verdict directory `%s`", dir);
-  {
-    cleanup_free char *p = strdup (dir);
-    if (p == NULL)
-      return shim_error_errno (err, "verdict directory `%s`", dir);
-    /* mkdir -p: every prefix, then the directory itself. */
-    for (char *s = strchr (p + 1, '/');; s = strchr (s + 1, '/'))
-      {
-        if (s)
-          *s = '\0';
-        if (mkdir (p, 0755) < 0 && errno != EEXIST)
-          return shim_error_errno (err, "create the verdict directory `%s`", p);
-        if (s == NULL)
-          break;
-        *s = '/';
-      }
-  }
-  *dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (*dirfd < 0)
-    return shim_error_errno (err, "verdict directory `%s`", dir);
-  return 0;
+  *dirfd = util_mkdir_all (dir, 0755, err);
+  return *dirfd >= 0 ? 0 : shim_error_prefix (err, "create the verdict directory");
 }
 
 /* DIR/.lock, exclusively: held while directories are replaced or removed. */
@@ -152,16 +134,6 @@ hook_store_wait_watcher (int cfd, int timeout_ms)
       usleep (10 * 1000);
       waited += 10;
     }
-}
-
-void
-hook_now_rfc3339 (char *buf, size_t len)
-{
-  time_t t = time (NULL);
-  struct tm tm;
-
-  gmtime_r (&t, &tm);
-  strftime (buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static int

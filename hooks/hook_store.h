@@ -63,8 +63,6 @@ int hook_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err);
 int hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err);
 void hook_meta_release (struct hook_meta *m);
 
-/* "2026-01-31T12:00:00Z" */
-void hook_now_rfc3339 (char *buf, size_t len);
 
 /* Remove the directories of containers that are done with (a verdict
  * written, or no watcher running) once they are older than keep_days, and

@@ -87,11 +87,11 @@ hook_verdict_document (const char *id, const struct verdict *v, enum hook_record
   yajl_gen_status st = yajl_gen_status_ok;
   const unsigned char *buf;
   size_t len;
-  char now[32];
+  char now[UTIL_RFC3339_LEN];
 
   if (g == NULL)
     return shim_error_plain (err, ENOMEM, "generate the verdict file");
-  hook_now_rfc3339 (now, sizeof now);
+  util_rfc3339_now (now, sizeof now);
 #define STEP(x)                                                                                    \
   do                                                                                               \
     if (st == yajl_gen_status_ok)                                                                  \

@@ -482,14 +482,14 @@ hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts 
 {
   cleanup_free char *self = NULL;
   cleanup_close int root = -1, cgfd = -1, bundle_fd = -1, pidfd = -1;
-  char proc[64], now[32];
+  char proc[64], now[UTIL_RFC3339_LEN];
   const char *oom_group;
   shim_error_t tmp = NULL;
   int found;
 
   *cfd = -1;
   memset (meta, 0, sizeof *meta);
-  hook_now_rfc3339 (now, sizeof now);
+  util_rfc3339_now (now, sizeof now);
   meta->pid = st->pid;
   if ((meta->armed_at = strdup (now)) == NULL
       || (st->bundle && (meta->bundle = strdup (st->bundle)) == NULL))

@@ -14,13 +14,11 @@
 #include "hooks/hook_store.h"
 #include "hooks/hook_verdict.h"
 #include "hooks/hook_watch.h"
+#include "common/version.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "verdict/watcher.h"
 
-#ifndef SHIM_VERSION
-#define SHIM_VERSION "0.1.0"
-#endif
 
 /* The state is small; anything this large is not a state. */
 #define STATE_MAX (4 << 20)

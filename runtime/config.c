@@ -151,13 +151,13 @@ get_string_array (struct ctx *c, yajl_val v, const char *path, char ***out, size
 }
 
 static int
-get_kv_object (struct ctx *c, yajl_val v, const char *path, struct shim_kv **out, size_t *n)
+get_kv_object (struct ctx *c, yajl_val v, const char *path, struct util_kv **out, size_t *n)
 {
   size_t i;
 
   if (!YAJL_IS_OBJECT (v))
     return type_error (c, path, "object", v);
-  *out = calloc (v->u.object.len + 1, sizeof (struct shim_kv));
+  *out = calloc (v->u.object.len + 1, sizeof (struct util_kv));
   if (*out == NULL)
     return shim_error_errno (c->err, "%s", path);
   *n = v->u.object.len;
@@ -857,7 +857,7 @@ res_str (struct ctx *c, yajl_val obj, const char *path, const char *key, char **
 static int
 parse_res_memory (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  struct shim_resources *r = target;
+  struct cgroup_resources *r = target;
   size_t i;
   if (!YAJL_IS_OBJECT (v))
     return type_error (c, path, "object", v);
@@ -893,7 +893,7 @@ parse_res_memory (struct ctx *c, yajl_val v, const char *path, void *target)
 static int
 parse_res_pids (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  struct shim_resources *r = target;
+  struct cgroup_resources *r = target;
   if (!YAJL_IS_OBJECT (v))
     return type_error (c, path, "object", v);
   return res_i64 (c, v, path, "limit", &r->has_pids_limit, &r->pids_limit);
@@ -902,7 +902,7 @@ parse_res_pids (struct ctx *c, yajl_val v, const char *path, void *target)
 static int
 parse_res_cpu (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  struct shim_resources *r = target;
+  struct cgroup_resources *r = target;
   if (!YAJL_IS_OBJECT (v))
     return type_error (c, path, "object", v);
   if (res_u64 (c, v, path, "shares", &r->has_cpu_shares, &r->cpu_shares) < 0
@@ -919,7 +919,7 @@ parse_res_cpu (struct ctx *c, yajl_val v, const char *path, void *target)
 static int
 parse_res_blkio (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  struct shim_resources *r = target;
+  struct cgroup_resources *r = target;
   uint64_t w = 0;
   size_t i;
   if (!YAJL_IS_OBJECT (v))
@@ -945,7 +945,7 @@ parse_res_blkio (struct ctx *c, yajl_val v, const char *path, void *target)
 static int
 parse_res_unified (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  struct shim_resources *r = target;
+  struct cgroup_resources *r = target;
   size_t i;
   if (get_kv_object (c, v, path, &r->unified, &r->n_unified) < 0)
     return -1;
@@ -986,7 +986,7 @@ get_dev_number (struct ctx *c, yajl_val obj, const char *ep, const char *key, in
 static int
 parse_res_devices (struct ctx *c, yajl_val v, const char *path, void *target)
 {
-  struct shim_resources *r = target;
+  struct cgroup_resources *r = target;
   size_t i;
 
   if (!YAJL_IS_ARRAY (v))
@@ -998,7 +998,7 @@ parse_res_devices (struct ctx *c, yajl_val v, const char *path, void *target)
   for (i = 0; i < v->u.array.len; i++)
     {
       yajl_val e = v->u.array.values[i], t, a, al;
-      struct shim_device_rule *d = &r->devices[i];
+      struct cgroup_device_rule *d = &r->devices[i];
       cleanup_free char *ep = path_index (path, i);
       cleanup_free char *tp = path_key (ep, "type");
       cleanup_free char *ap = path_key (ep, "access");
@@ -1030,7 +1030,7 @@ parse_res_devices (struct ctx *c, yajl_val v, const char *path, void *target)
       if (!YAJL_IS_STRING (a))
         return type_error (c, ap, "string", a);
       for (s = a->u.string; *s; s++)
-        d->access |= *s == 'r' ? SHIM_DEV_READ : *s == 'w' ? SHIM_DEV_WRITE : *s == 'm' ? SHIM_DEV_MKNOD : 0x100;
+        d->access |= *s == 'r' ? CGROUP_DEV_READ : *s == 'w' ? CGROUP_DEV_WRITE : *s == 'm' ? CGROUP_DEV_MKNOD : 0x100;
       if (d->access == 0 || d->access & 0x100)
         return shim_error_plain (c->err, EINVAL, "%s: `%s` is not made of r, w and m", ap, a->u.string);
       r->n_devices++;
@@ -1550,7 +1550,7 @@ free_strv (char **v, size_t n)
 }
 
 static void
-free_kv (struct shim_kv *kv, size_t n)
+free_kv (struct util_kv *kv, size_t n)
 {
   size_t i;
   if (kv == NULL)
@@ -1652,7 +1652,7 @@ shim_process_parse (const char *json, size_t len, struct shim_process *out, shim
 }
 
 int
-shim_resources_parse (const char *json, size_t len, struct shim_resources *out, shim_error_t *err)
+shim_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err)
 {
   cleanup_yajl yajl_val root = NULL;
   cleanup_free char *copy = NULL;
@@ -1672,7 +1672,7 @@ shim_resources_parse (const char *json, size_t len, struct shim_resources *out, 
 }
 
 void
-shim_resources_free (struct shim_resources *r)
+shim_resources_free (struct cgroup_resources *r)
 {
   free (r->cpu_cpus);
   free (r->cpu_mems);

@@ -9,13 +9,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup/cgroup.h"
 #include "common/error.h"
+#include "common/util.h"
 
-struct shim_kv
-{
-  char *key;
-  char *value;
-};
 
 struct shim_rlimit
 {
@@ -53,49 +50,12 @@ struct shim_device
   uint32_t uid, gid;
 };
 
-/* Access bits of a device rule, as the kernel's BPF_DEVCG_ACC_*. */
-enum
-{
-  SHIM_DEV_MKNOD = 1,
-  SHIM_DEV_READ = 2,
-  SHIM_DEV_WRITE = 4,
-};
-
-/* linux.resources.devices[]: one rule of the device cgroup. */
-struct shim_device_rule
-{
-  bool allow;
-  char type;      /* 'a', 'c' or 'b' */
-  int64_t major;  /* -1 = any */
-  int64_t minor;  /* -1 = any */
-  unsigned access; /* SHIM_DEV_* */
-};
-
 struct shim_namespace
 {
   int type;   /* CLONE_NEW* */
   char *path; /* join this one instead of creating; NULL to create */
 };
 
-/* A resource value is "set" only when the field was present. */
-struct shim_resources
-{
-  bool has_memory_limit, has_memory_reservation, has_memory_swap;
-  int64_t memory_limit, memory_reservation, memory_swap; /* -1 = unlimited */
-  bool has_pids_limit;
-  int64_t pids_limit; /* <= 0 = unlimited, as runc */
-  bool has_cpu_shares, has_cpu_quota, has_cpu_period;
-  uint64_t cpu_shares, cpu_period;
-  int64_t cpu_quota;
-  char *cpu_cpus, *cpu_mems;
-  bool has_blkio_weight;
-  uint16_t blkio_weight;
-  struct shim_kv *unified;
-  size_t n_unified;
-  bool has_devices; /* linux.resources.devices was given, even empty */
-  struct shim_device_rule *devices;
-  size_t n_devices;
-};
 
 /* process.capabilities as masks of 1 << CAP_*.  An absent set (or an absent
  * process.capabilities) is empty, as in runc: the process gets no
@@ -207,10 +167,10 @@ struct shim_config
   size_t n_masked_paths;
   char **readonly_paths;
   size_t n_readonly_paths;
-  struct shim_kv *sysctl;
+  struct util_kv *sysctl;
   size_t n_sysctl;
   bool has_resources;
-  struct shim_resources resources;
+  struct cgroup_resources resources;
   struct shim_seccomp *seccomp; /* NULL: no filter */
   struct shim_idmap *uid_mappings;
   size_t n_uid_mappings;
@@ -218,7 +178,7 @@ struct shim_config
   size_t n_gid_mappings;
   struct shim_device *devices;
   size_t n_devices;
-  struct shim_kv *annotations;
+  struct util_kv *annotations;
   size_t n_annotations;
   struct shim_hook_list hooks[HOOK_N_STAGES];
 };
@@ -245,8 +205,8 @@ int shim_process_parse (const char *json, size_t len, struct shim_process *out, 
 void shim_process_free (struct shim_process *p);
 
 /* `update --resources FILE`: a linux.resources object. */
-int shim_resources_parse (const char *json, size_t len, struct shim_resources *out, shim_error_t *err);
-void shim_resources_free (struct shim_resources *r);
+int shim_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err);
+void shim_resources_free (struct cgroup_resources *r);
 
 /* The I-th mount option the parser knows (for `features`), NULL past the
  * last. */

@@ -25,21 +25,6 @@ lifecycle_config_warning (void *opaque, const char *path, const char *why)
   log_msg (LOG_WARNING, "config.json: %s: %s", path, why);
 }
 
-static char *
-now_rfc3339 (void)
-{
-  struct timespec ts;
-  struct tm tm;
-  char buf[64], *out = NULL;
-
-  clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  strftime (buf, sizeof (buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (asprintf (&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0)
-    return NULL;
-  return out;
-}
-
 static int
 copy_annotations (const struct shim_config *cfg, struct shim_state *st, shim_error_t *err)
 {
@@ -112,7 +97,11 @@ launch_prepare (struct global_opts *g, const struct launch_opts *o, struct launc
   l->st.id = strdup (o->id);
   l->st.bundle = strdup (cfg->bundle);
   l->st.rootfs = strdup (cfg->root_path);
-  l->st.created = now_rfc3339 ();
+  {
+    char now[UTIL_RFC3339_LEN];
+    util_rfc3339_now (now, sizeof now);
+    l->st.created = strdup (now);
+  }
   if (!l->st.id || !l->st.bundle || !l->st.rootfs || !l->st.created)
     return shim_error_errno (err, "container state");
   l->st.owner = getuid ();
@@ -145,7 +134,7 @@ lifecycle_state_json (const struct shim_state *st, enum container_status status,
                       char **out, shim_error_t *err)
 {
   cleanup_free char *vjson = NULL;
-  struct shim_kv extra[3];
+  struct util_kv extra[3];
   char tri[8];
 
   if (v == NULL)
@@ -154,9 +143,9 @@ lifecycle_state_json (const struct shim_state *st, enum container_status status,
     return -1;
   snprintf (tri, sizeof (tri), "%s",
             v->oom_killed == VERDICT_TRUE ? "true" : v->oom_killed == VERDICT_FALSE ? "false" : "null");
-  extra[0] = (struct shim_kv){ (char *) ANNOTATION_VERDICT, vjson };
-  extra[1] = (struct shim_kv){ (char *) ANNOTATION_OOM_KILLED, tri };
-  extra[2] = (struct shim_kv){ (char *) ANNOTATION_REASON, (char *) verdict_reason_name (v->reason) };
+  extra[0] = (struct util_kv){ (char *) ANNOTATION_VERDICT, vjson };
+  extra[1] = (struct util_kv){ (char *) ANNOTATION_OOM_KILLED, tri };
+  extra[2] = (struct util_kv){ (char *) ANNOTATION_REASON, (char *) verdict_reason_name (v->reason) };
   return state_to_json (st, status, extra, 3, out, err);
 }
 

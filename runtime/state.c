@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup_files.h"
+#include "common/version.h"
 #include "common/json.h"
 #include "common/util.h"
 #include "verdict/verdict.h"
@@ -19,16 +20,8 @@
 int
 state_validate_id (const char *id, shim_error_t *err)
 {
-  const char *p;
-  if (id[0] == '\0' || strlen (id) > 1024)
-    return shim_error_plain (err, EINVAL, "container id `%s`: must be 1 to 1024 characters", id);
-  if (strcmp (id, ".") == 0 || strcmp (id, "..") == 0)
-    return shim_error_plain (err, EINVAL, "container id `%s`: invalid", id);
-  for (p = id; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'
-          || *p == '-' || *p == '.' || *p == '+'))
-      return shim_error_plain (err, EINVAL, "container id `%s`: only letters, digits and `_-.+` are allowed", id);
-  return 0;
+  const char *why = util_id_invalid (id);
+  return why ? shim_error_plain (err, EINVAL, "container id `%s`: %s", id, why) : 0;
 }
 
 int
@@ -130,7 +123,7 @@ state_remove (const char *root, const char *id, shim_error_t *err)
 }
 
 static bool
-gen_annotations (yajl_gen g, const struct shim_kv *kv, size_t n, const struct shim_kv *extra,
+gen_annotations (yajl_gen g, const struct util_kv *kv, size_t n, const struct util_kv *extra,
                  size_t n_extra)
 {
   size_t i;
@@ -332,7 +325,7 @@ state_status_name (enum container_status s)
 }
 
 int
-state_to_json (const struct shim_state *st, enum container_status status, const struct shim_kv *extra,
+state_to_json (const struct shim_state *st, enum container_status status, const struct util_kv *extra,
                size_t n_extra, char **out, shim_error_t *err)
 {
   cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
@@ -340,7 +333,7 @@ state_to_json (const struct shim_state *st, enum container_status status, const 
   pid_t pid = status == STATUS_STOPPED ? 0 : st->pid;
 
   if (g == NULL
-      || !(yajl_gen_map_open (g) == yajl_gen_status_ok && json_kv_str (g, "ociVersion", "1.2.0")
+      || !(yajl_gen_map_open (g) == yajl_gen_status_ok && json_kv_str (g, "ociVersion", SHIM_SPEC_VERSION)
            && json_kv_str (g, "id", st->id) && json_kv_int (g, "pid", pid)
            && json_kv_str (g, "status", state_status_name (status)) && json_kv_str (g, "bundle", st->bundle)
            && json_kv_str (g, "rootfs", st->rootfs) && json_kv_str (g, "created", st->created)

@@ -56,7 +56,7 @@ struct shim_state
   bool foreground;    /* `shim run` is init's parent and writes the verdict */
   bool no_pivot;
   unsigned hook_stages; /* bit (1 << stage) for each hooks.<stage> given */
-  struct shim_kv *annotations;
+  struct util_kv *annotations;
   size_t n_annotations;
 };
 
@@ -92,7 +92,7 @@ const char *state_status_name (enum container_status s);
  * plus runc's rootfs, created and owner; extra annotations (the verdict)
  * are added after the container's own.  *out is malloc'd. */
 int state_to_json (const struct shim_state *st, enum container_status status,
-                   const struct shim_kv *extra, size_t n_extra, char **out, shim_error_t *err);
+                   const struct util_kv *extra, size_t n_extra, char **out, shim_error_t *err);
 
 /* Signals `shim kill` sent, as VERDICT_SIGBIT bits. */
 int state_record_signal (int dirfd, int sig, shim_error_t *err);

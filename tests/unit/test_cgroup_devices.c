@@ -11,9 +11,9 @@
 #include "cgroup/cgroup_devices.h"
 #include "tap.h"
 
-#define R SHIM_DEV_READ
-#define W SHIM_DEV_WRITE
-#define M SHIM_DEV_MKNOD
+#define R CGROUP_DEV_READ
+#define W CGROUP_DEV_WRITE
+#define M CGROUP_DEV_MKNOD
 
 /* Runs PROG on a request; returns r0 (0 deny, 1 allow) or -1 on an
  * instruction it does not know, a jump backwards or out of the program. */
@@ -72,7 +72,7 @@ struct rq
 };
 
 static void
-check (const char *what, const struct shim_device_rule *rules, size_t n, const struct rq *rq, size_t n_rq)
+check (const char *what, const struct cgroup_device_rule *rules, size_t n, const struct rq *rq, size_t n_rq)
 {
   struct bpf_insn *p = NULL;
   size_t len = 0, i;
@@ -108,7 +108,7 @@ main (void)
 {
   /* runc's default list, nothing else. */
   {
-    static const struct shim_device_rule none[1];
+    static const struct cgroup_device_rule none[1];
     static const struct rq rq[] = {
       { 'c', 1, 3, R | W, 1 },  { 'c', 1, 5, R, 1 },      { 'c', 1, 7, W, 1 },  { 'c', 1, 8, R, 1 },
       { 'c', 1, 9, R, 1 },      { 'c', 5, 0, R | W, 1 },  { 'c', 5, 2, R | W, 1 }, { 'c', 136, 7, R | W, 1 },
@@ -118,46 +118,46 @@ main (void)
     check ("no rules", none, 0, rq, sizeof (rq) / sizeof (rq[0]));
   }
   {
-    static const struct shim_device_rule r[] = { { false, 'a', -1, -1, R | W | M } };
+    static const struct cgroup_device_rule r[] = { { false, 'a', -1, -1, R | W | M } };
     CHECK ("deny all", r, { 'c', 1, 3, W, 1 }, { 'c', 1, 11, R, 0 }, { 'c', 1, 11, M, 1 }, { 'b', 8, 0, R, 0 });
   }
   {
-    static const struct shim_device_rule r[] = { { false, 'a', -1, -1, R | W | M }, { true, 'c', 1, 11, R | W } };
+    static const struct cgroup_device_rule r[] = { { false, 'a', -1, -1, R | W | M }, { true, 'c', 1, 11, R | W } };
     CHECK ("deny all, allow c 1:11 rw", r, { 'c', 1, 11, R, 1 }, { 'c', 1, 11, W, 1 }, { 'c', 1, 11, R | W, 1 },
            { 'c', 1, 12, R, 0 }, { 'b', 1, 11, R, 0 });
   }
   {
-    static const struct shim_device_rule r[] = { { true, 'c', 1, 11, R | W }, { false, 'c', 1, 11, W } };
+    static const struct cgroup_device_rule r[] = { { true, 'c', 1, 11, R | W }, { false, 'c', 1, 11, W } };
     /* crun would let the read+write open through; runc's emulator not. */
     CHECK ("allow c 1:11 rw, then deny w", r, { 'c', 1, 11, R, 1 }, { 'c', 1, 11, W, 0 },
            { 'c', 1, 11, R | W, 0 });
   }
   {
-    static const struct shim_device_rule r[] = { { false, 'c', 1, 11, W }, { true, 'c', 1, 11, R | W } };
+    static const struct cgroup_device_rule r[] = { { false, 'c', 1, 11, W }, { true, 'c', 1, 11, R | W } };
     CHECK ("deny c 1:11 w, then allow rw: the last rule wins", r, { 'c', 1, 11, R | W, 1 }, { 'c', 1, 11, W, 1 });
   }
   {
-    static const struct shim_device_rule r[] = { { true, 'a', -1, -1, R | W | M }, { false, 'c', 1, 3, W },
+    static const struct cgroup_device_rule r[] = { { true, 'a', -1, -1, R | W | M }, { false, 'c', 1, 3, W },
                                                  { false, 'c', 1, 11, W } };
     CHECK ("allow all, deny /dev/null and 1:11 writes", r, { 'c', 1, 3, W, 1 }, { 'c', 1, 11, W, 0 },
            { 'c', 1, 11, R, 1 }, { 'b', 8, 0, R | W, 1 });
   }
   {
-    static const struct shim_device_rule r[] = { { true, 'c', -1, -1, R }, { true, 'c', 4, -1, R | W } };
+    static const struct cgroup_device_rule r[] = { { true, 'c', -1, -1, R }, { true, 'c', 4, -1, R | W } };
     CHECK ("wildcards", r, { 'c', 4, 64, R | W, 1 }, { 'c', 7, 64, R, 1 }, { 'c', 7, 64, W, 0 },
            { 'b', 4, 64, R, 0 });
   }
   {
-    static const struct shim_device_rule r[] = { { true, 'c', 3000000000LL, 1, R } };
+    static const struct cgroup_device_rule r[] = { { true, 'c', 3000000000LL, 1, R } };
     CHECK ("a major above 2^31 is compared unsigned", r, { 'c', 3000000000u, 1, R, 1 },
            { 'c', 3000000001u, 1, R, 0 }, { 'c', 852516352u, 1, R, 0 });
   }
   {
-    static const struct shim_device_rule r[] = { { true, 'b', 8, 0, R | M } };
+    static const struct cgroup_device_rule r[] = { { true, 'b', 8, 0, R | M } };
     CHECK ("block device", r, { 'b', 8, 0, R, 1 }, { 'b', 8, 0, R | W, 0 }, { 'c', 8, 0, R, 0 });
   }
   {
-    struct shim_device_rule *many = calloc (2001, sizeof (*many));
+    struct cgroup_device_rule *many = calloc (2001, sizeof (*many));
     struct bpf_insn *p = NULL;
     size_t len;
     shim_error_t err = NULL;

@@ -157,7 +157,7 @@ test_full (void)
   cleanup_free char *json = slurp (FIXTURES "/good/full.json", NULL);
   struct warnings w = { 0 };
   cleanup_config struct shim_config *c = json ? parse_str (json, &w) : NULL;
-  const struct shim_resources *r;
+  const struct cgroup_resources *r;
   const struct shim_namespace *ns;
 
   ok (c != NULL, "good/full.json parses");
@@ -660,13 +660,13 @@ test_userns_and_devices (void)
   ok (!c->resources.devices[0].allow && c->resources.devices[0].type == 'a' && c->resources.devices[0].major == -1
           && c->resources.devices[0].minor == -1,
       "rule 0: deny, type a by default, any major and minor");
-  is_int (c->resources.devices[0].access, SHIM_DEV_READ | SHIM_DEV_WRITE | SHIM_DEV_MKNOD, "rule 0: rwm");
+  is_int (c->resources.devices[0].access, CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD, "rule 0: rwm");
   ok (c->resources.devices[1].allow && c->resources.devices[1].type == 'c' && c->resources.devices[1].major == 1
           && c->resources.devices[1].minor == 11,
       "rule 1: allow c 1:11");
-  is_int (c->resources.devices[1].access, SHIM_DEV_READ | SHIM_DEV_WRITE, "rule 1: `wr` is read and write");
+  is_int (c->resources.devices[1].access, CGROUP_DEV_READ | CGROUP_DEV_WRITE, "rule 1: `wr` is read and write");
   ok (c->resources.devices[2].type == 'b' && c->resources.devices[2].major == -1, "rule 2: b, major -1 is any");
-  is_int (c->resources.devices[2].access, SHIM_DEV_MKNOD, "rule 2: m");
+  is_int (c->resources.devices[2].access, CGROUP_DEV_MKNOD, "rule 2: m");
 
   /* Joining a user namespace: the given maps are the namespace's own. */
   {

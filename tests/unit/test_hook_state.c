@@ -77,7 +77,7 @@ test_states (void)
   parse_fails ("{\"id\":", "not JSON", "truncated JSON");
   parse_fails ("[1]", "expected an object, got an array", "an array");
   parse_fails ("{\"status\":\"created\"}", "no `id`", "no id");
-  parse_fails ("{\"id\":\"a/b\"}", "`a/b` has a character", "an id with a slash");
+  parse_fails ("{\"id\":\"a/b\"}", "`a/b`: only letters, digits", "an id with a slash");
   parse_fails ("{\"id\":\"..\"}", "starts with a dot", "the id ..");
   parse_fails ("{\"id\":7}", "`id`: expected a string, got an integer", "a numeric id");
   parse_fails ("{\"id\":\"a\",\"pid\":\"12\"}", "`pid`: expected an integer, got a string",

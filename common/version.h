@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one place the version is written (`make VERSION=...` overrides it). */
+#ifndef SHIM_VERSION_H
+#define SHIM_VERSION_H
+
+#ifndef SHIM_VERSION
+#define SHIM_VERSION "0.1.0"
+#endif
+/* The runtime-spec version shim implements. */
+#define SHIM_SPEC_VERSION "1.2.0"
+
+#endif
