@@ -1,34 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cgroup v2 only.  On a hybrid host (controllers on v1, an empty cgroup2 at
- * /sys/fs/cgroup/unified) the container still gets a cgroup there: it has
- * no controllers, but cgroup.procs, cgroup.events and cgroup.kill work, which
- * is how the tree is tracked and killed even where it cannot be limited. */
+/* The manager of this host, the public entry points dispatching to it, and
+ * what every manager shares: where the cgroup2 hierarchy is, the paths
+ * (cgroupfs and systemd slice:prefix:name), /proc/PID/cgroup, and which
+ * controllers linux.resources needs. */
 #include "cgroup/cgroup.h"
-#include "runtime/config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <linux/magic.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup_devices.h"
-#include "cgroup/cgroup_files.h"
-#include "common/log.h"
+#include "cgroup/cgroup_internal.h"
 #include "common/util.h"
-
-/* How long teardown waits for the kernel to empty a killed cgroup.  SIGKILLed
- * processes exit in microseconds unless stuck in the kernel (D state). */
-#define DESTROY_TIMEOUT_MS 5000
 
 const char *
 cgroup_mount_point (void)
@@ -48,6 +34,69 @@ cgroup_mount_point (void)
         return found = candidates[i];
     }
   return NULL;
+}
+
+const struct cgroup_manager *
+cgroup_manager_detect (void)
+{
+  /* Today the cgroup2 mount, wherever cgroup_mount_point found it: a hybrid
+   * host's controller-less /sys/fs/cgroup/unified too, where the container
+   * is still tracked and killed through cgroup.procs, cgroup.events and
+   * cgroup.kill.  The cgroup v1 (hybrid controllers) and systemd managers
+   * are chosen here, before this. */
+  if (cgroup_mount_point () != NULL)
+    return &cgroup_v2_manager;
+  return NULL;
+}
+
+int
+cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
+{
+  const char *line = buf;
+
+  *path = NULL;
+  while (line && *line)
+    {
+      const char *end = strchrnul (line, '\n');
+      size_t len = (size_t) (end - line);
+
+      if (len >= 3 && strncmp (line, "0::", 3) == 0)
+        {
+          cleanup_free char *p = strndup (line + 3, len - 3);
+          size_t plen;
+          if (p == NULL)
+            return shim_error_errno (err, "cgroup path");
+          plen = strlen (p);
+          if (p[0] != '/')
+            return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
+          if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
+              || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
+            return shim_error_plain (err, EXDEV, "`%s` is outside this cgroup namespace", p);
+          if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
+            return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
+          *path = steal_pointer (&p);
+          return 0;
+        }
+      line = *end ? end + 1 : NULL;
+    }
+  return shim_error_plain (err, ENOENT, "no cgroup v2 line (`0::`)");
+}
+
+int
+cgroup_proc_path (pid_t pid, char **path, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  char file[64];
+
+  if (pid == 0)
+    snprintf (file, sizeof file, "/proc/self/cgroup");
+  else
+    snprintf (file, sizeof file, "/proc/%lld/cgroup", (long long) pid);
+  if (util_read_file_at (AT_FDCWD, file, &buf, NULL, err) < 0)
+    return -1;
+  if (cgroup_parse_proc_cgroup (buf, path, err) < 0)
+    return shim_error_prefix (err, "%s", file);
+  return 0;
 }
 
 /* "a-b.slice" lives at "/a.slice/a-b.slice" (systemd.slice(5)). */
@@ -81,20 +130,6 @@ expand_slice (const char *slice, char **out, shim_error_t *err)
     *out = n;
   }
   return 0;
-}
-
-static int
-own_cgroup (char **out, shim_error_t *err)
-{
-  cleanup_free char *buf = NULL;
-  char *line;
-
-  if (util_read_file_at (AT_FDCWD, "/proc/self/cgroup", &buf, NULL, err) < 0)
-    return -1;
-  for (line = strtok (buf, "\n"); line; line = strtok (NULL, "\n"))
-    if (strncmp (line, "0::", 3) == 0)
-      return (*out = strdup (line + 3)) ? 0 : shim_error_errno (err, "/proc/self/cgroup");
-  return shim_error_plain (err, ENOENT, "/proc/self/cgroup: no cgroup v2 entry");
 }
 
 int
@@ -146,7 +181,7 @@ cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **
     {
       /* Relative: under the runtime's own cgroup, as runc does. */
       cleanup_free char *own = NULL;
-      if (own_cgroup (&own, err) < 0)
+      if (cgroup_proc_path (0, &own, err) < 0)
         return -1;
       if (asprintf (&path, "%s/%s", strcmp (own, "/") ? own : "", cgroups_path) < 0)
         path = NULL;
@@ -169,603 +204,109 @@ cgroup_cpu_shares_to_weight (unsigned long long shares)
   return 1 + ((shares - 2) * 9999) / 262142;
 }
 
-enum
-{
-  CTRL_MEMORY = 1 << 0,
-  CTRL_PIDS = 1 << 1,
-  CTRL_CPU = 1 << 2,
-  CTRL_CPUSET = 1 << 3,
-  CTRL_IO = 1 << 4,
-};
+const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io" };
 
-static const char *const ctrl_names[] = { "memory", "pids", "cpu", "cpuset", "io" };
-#define N_CTRL (sizeof (ctrl_names) / sizeof (ctrl_names[0]))
-
-/* Controllers named in a space-separated list (cgroup.controllers). */
-static unsigned
-parse_controllers (const char *list)
+bool
+cgroup_key_is_ctrl (const char *key, size_t i)
 {
-  unsigned mask = 0;
-  size_t i;
-  while (*list)
-    {
-      size_t n = strcspn (list, " \n");
-      for (i = 0; i < N_CTRL; i++)
-        if (strlen (ctrl_names[i]) == n && strncmp (list, ctrl_names[i], n) == 0)
-          mask |= 1u << i;
-      list += n;
-      list += strspn (list, " \n");
-    }
-  return mask;
+  size_t n = strlen (cgroup_ctrl_names[i]);
+  return strncmp (key, cgroup_ctrl_names[i], n) == 0 && key[n] == '.';
 }
 
-static int
-read_controllers (int dirfd, const char *file, unsigned *mask, shim_error_t *err)
-{
-  cleanup_free char *buf = NULL;
-  if (util_read_file_at (dirfd, file, &buf, NULL, err) < 0)
-    return -1;
-  *mask = parse_controllers (buf);
-  return 0;
-}
-
-/* What the spec asks to be limited: these controllers must work. */
-static unsigned
-required_controllers (const struct cgroup_resources *r)
+unsigned
+cgroup_required_controllers (const struct cgroup_resources *r)
 {
   unsigned m = 0;
   size_t i, j;
   if (r->has_memory_limit || r->has_memory_reservation || r->has_memory_swap)
-    m |= CTRL_MEMORY;
+    m |= CGROUP_CTRL_MEMORY;
   if (r->has_pids_limit && r->pids_limit > 0)
-    m |= CTRL_PIDS;
+    m |= CGROUP_CTRL_PIDS;
   if (r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period)
-    m |= CTRL_CPU;
+    m |= CGROUP_CTRL_CPU;
   if (r->cpu_cpus || r->cpu_mems)
-    m |= CTRL_CPUSET;
+    m |= CGROUP_CTRL_CPUSET;
   if (r->has_blkio_weight)
-    m |= CTRL_IO;
+    m |= CGROUP_CTRL_IO;
   for (i = 0; i < r->n_unified; i++)
-    for (j = 0; j < N_CTRL; j++)
-      if (strncmp (r->unified[i].key, ctrl_names[j], strlen (ctrl_names[j])) == 0
-          && r->unified[i].key[strlen (ctrl_names[j])] == '.')
+    for (j = 0; j < CGROUP_N_CTRL; j++)
+      if (cgroup_key_is_ctrl (r->unified[i].key, j))
         m |= 1u << j;
   return m;
 }
 
-static const char *
-first_ctrl (unsigned mask)
+const char *
+cgroup_first_ctrl (unsigned mask)
 {
   size_t i;
-  for (i = 0; i < N_CTRL; i++)
+  for (i = 0; i < CGROUP_N_CTRL; i++)
     if (mask & (1u << i))
-      return ctrl_names[i];
+      return cgroup_ctrl_names[i];
   return "?";
 }
 
-/* Enable WANT in DIRFD's cgroup.subtree_control, as far as available. */
-static int
-delegate (int dirfd, const char *path, unsigned want, unsigned *delegated, shim_error_t *err)
-{
-  unsigned avail, on;
-  size_t i;
-
-  if (read_controllers (dirfd, "cgroup.controllers", &avail, err) < 0
-      || read_controllers (dirfd, "cgroup.subtree_control", &on, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s`", path);
-  for (i = 0; i < N_CTRL; i++)
-    {
-      char buf[16];
-      unsigned bit = 1u << i;
-      shim_error_t tmp = NULL;
-      if (!(want & bit) || !(avail & bit) || (on & bit))
-        continue;
-      snprintf (buf, sizeof (buf), "+%s", ctrl_names[i]);
-      if (util_write_file_at (dirfd, "cgroup.subtree_control", buf, strlen (buf), &tmp) < 0)
-        {
-          /* EBUSY: the cgroup has processes of its own ("no internal
-           * processes" rule); the caller decides if that matters. */
-          log_msg (LOG_DEBUG, "cgroup `%s`: %s", path, tmp->msg);
-          shim_error_release (&tmp);
-          continue;
-        }
-      on |= bit;
-    }
-  *delegated = on;
-  return 0;
-}
-
-static int
-write_knob (int dirfd, const char *file, const char *value, const char *json_path, shim_error_t *err)
-{
-  log_msg (LOG_DEBUG, "cgroup: %s = %s", file, value);
-  if (util_write_file_at (dirfd, file, value, strlen (value), err) < 0)
-    return shim_error_prefix (err, "%s", json_path);
-  return 0;
-}
+/* ---- the entry points: dispatch to the manager ------------------------ */
 
 static bool
-has_unified (const struct cgroup_resources *r, const char *key)
+default_path (const char *cgroups_path)
 {
-  size_t i;
-  for (i = 0; i < r->n_unified; i++)
-    if (strcmp (r->unified[i].key, key) == 0)
-      return true;
-  return false;
-}
-
-static int
-apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_error_t *err)
-{
-  char buf[64];
-  size_t i;
-
-  if (ctrls & CTRL_MEMORY)
-    {
-      if (r->has_memory_limit)
-        {
-          if (r->memory_limit < 0)
-            snprintf (buf, sizeof (buf), "max");
-          else
-            snprintf (buf, sizeof (buf), "%" PRId64, r->memory_limit);
-          if (write_knob (fd, "memory.max", buf, "linux.resources.memory.limit", err) < 0)
-            return -1;
-        }
-      if (r->has_memory_reservation && r->memory_reservation >= 0)
-        {
-          snprintf (buf, sizeof (buf), "%" PRId64, r->memory_reservation);
-          if (write_knob (fd, "memory.low", buf, "linux.resources.memory.reservation", err) < 0)
-            return -1;
-        }
-      /* OCI swap is memory+swap; cgroup v2 counts swap alone.  With a limit
-       * and no swap given, swap is 0: otherwise the kernel swaps instead of
-       * reaching memory.max and the limit never takes. */
-      buf[0] = '\0';
-      if (r->has_memory_swap && r->memory_swap < 0)
-        snprintf (buf, sizeof (buf), "max");
-      else if (r->has_memory_swap && r->has_memory_limit && r->memory_limit > 0)
-        snprintf (buf, sizeof (buf), "%" PRId64, r->memory_swap - r->memory_limit);
-      else if (r->has_memory_limit && r->memory_limit > 0)
-        snprintf (buf, sizeof (buf), "0");
-      if (buf[0] && faccessat (fd, "memory.swap.max", F_OK, 0) == 0
-          && write_knob (fd, "memory.swap.max", buf, "linux.resources.memory.swap", err) < 0)
-        return -1;
-      /* One OOM takes the whole container: a half-killed container is worse
-       * than a dead one, and the verdict can then name it. */
-      if (!has_unified (r, "memory.oom.group")
-          && write_knob (fd, "memory.oom.group", "1", "memory.oom.group", err) < 0)
-        return -1;
-    }
-  if ((ctrls & CTRL_PIDS) && r->has_pids_limit && r->pids_limit != 0)
-    {
-      if (r->pids_limit < 0)
-        snprintf (buf, sizeof (buf), "max");
-      else
-        snprintf (buf, sizeof (buf), "%" PRId64, r->pids_limit);
-      if (write_knob (fd, "pids.max", buf, "linux.resources.pids.limit", err) < 0)
-        return -1;
-    }
-  if (ctrls & CTRL_CPU)
-    {
-      if (r->has_cpu_shares && r->cpu_shares)
-        {
-          snprintf (buf, sizeof (buf), "%llu", cgroup_cpu_shares_to_weight (r->cpu_shares));
-          if (write_knob (fd, "cpu.weight", buf, "linux.resources.cpu.shares", err) < 0)
-            return -1;
-        }
-      if (r->has_cpu_quota || r->has_cpu_period)
-        {
-          uint64_t period = r->has_cpu_period && r->cpu_period ? r->cpu_period : 100000;
-          if (r->has_cpu_quota && r->cpu_quota > 0)
-            snprintf (buf, sizeof (buf), "%" PRId64 " %" PRIu64, r->cpu_quota, period);
-          else
-            snprintf (buf, sizeof (buf), "max %" PRIu64, period);
-          if (write_knob (fd, "cpu.max", buf, "linux.resources.cpu.quota", err) < 0)
-            return -1;
-        }
-    }
-  if ((ctrls & CTRL_CPUSET) && r->cpu_cpus
-      && write_knob (fd, "cpuset.cpus", r->cpu_cpus, "linux.resources.cpu.cpus", err) < 0)
-    return -1;
-  if ((ctrls & CTRL_CPUSET) && r->cpu_mems
-      && write_knob (fd, "cpuset.mems", r->cpu_mems, "linux.resources.cpu.mems", err) < 0)
-    return -1;
-  if ((ctrls & CTRL_IO) && r->has_blkio_weight)
-    {
-      snprintf (buf, sizeof (buf), "default %u", (unsigned) r->blkio_weight);
-      if (write_knob (fd, "io.weight", buf, "linux.resources.blockIO.weight", err) < 0)
-        return -1;
-    }
-  /* unified last: it overrides anything above, memory.oom.group included. */
-  for (i = 0; i < r->n_unified; i++)
-    {
-      cleanup_free char *jp = NULL;
-      size_t j;
-      bool skip = false;
-      /* Only reached without a controller under --allow-unenforced-limits. */
-      for (j = 0; j < N_CTRL; j++)
-        if (!(ctrls & (1u << j)) && strncmp (r->unified[i].key, ctrl_names[j], strlen (ctrl_names[j])) == 0
-            && r->unified[i].key[strlen (ctrl_names[j])] == '.')
-          skip = true;
-      if (skip)
-        continue;
-      if (asprintf (&jp, "linux.resources.unified.%s", r->unified[i].key) < 0)
-        return shim_error_errno (err, "linux.resources.unified");
-      if (write_knob (fd, r->unified[i].key, r->unified[i].value, jp, err) < 0)
-        return -1;
-    }
-  return 0;
-}
-
-/* Why controller CTRL is not in the container's cgroup: the first ancestor
- * that does not have it available names the culprit. */
-static char *
-explain_missing (const char *mp, const char *path, unsigned bit)
-{
-  char *why = NULL;
-  const char *name = first_ctrl (bit);
-  if (strcmp (mp, "/sys/fs/cgroup/unified") == 0)
-    {
-      if (asprintf (&why,
-                    "the `%s` controller is not on the cgroup v2 hierarchy (%s): this host is "
-                    "hybrid, its controllers are bound to cgroup v1, which shim does not use",
-                    name, mp)
-          < 0)
-        return NULL;
-    }
-  else if (asprintf (&why,
-                     "the `%s` controller is not available in cgroup `%s`: it is not enabled "
-                     "in an ancestor's cgroup.subtree_control (not delegated)",
-                     name, path)
-           < 0)
-    return NULL;
-  return why;
-}
-
-/* rmdir the directories we made, innermost first; ENOTEMPTY/EBUSY on a
- * shared parent (another container under /shim) is expected. */
-static void
-remove_created (int mountfd, const char *path, size_t depth_created)
-{
-  cleanup_free char *p = strdup (path);
-  size_t i;
-  for (i = 0; p && i < depth_created; i++)
-    {
-      char *slash;
-      if (unlinkat (mountfd, p + 1, AT_REMOVEDIR) < 0)
-        {
-          if (errno != ENOTEMPTY && errno != EBUSY && errno != ENOENT)
-            log_msg (LOG_WARNING, "cgroup `%s` could not be removed: %s", p, strerror (errno));
-          return;
-        }
-      slash = strrchr (p, '/');
-      if (slash == NULL || slash == p)
-        return;
-      *slash = '\0';
-    }
-}
-
-/* The container owns its cgroup when runc (and runtime-spec 1.3) would
- * give it: a new user namespace, a cgroup namespace of its own and
- * /sys/fs/cgroup mounted read-write from source `cgroup`.  The owner is
- * the host uid of process.user.uid. */
-static bool
-delegated_owner (const struct shim_config *cfg, uid_t *owner)
-{
-  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
-  const struct shim_namespace *cg = shim_config_namespace (cfg, CLONE_NEWCGROUP);
-  uint32_t h;
-  size_t i;
-
-  if (u == NULL || u->path || cg == NULL || cg->path)
-    return false;
-  for (i = 0; i < cfg->n_mounts; i++)
-    {
-      const struct shim_mount *m = &cfg->mounts[i];
-      if (m->source && strcmp (m->source, "cgroup") == 0
-          && (strcmp (m->destination, "/sys/fs/cgroup") == 0 || strcmp (m->destination, "/sys/fs/cgroup/") == 0)
-          && !(m->flags & MS_RDONLY))
-        break;
-    }
-  if (i == cfg->n_mounts || shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, cfg->process.uid, &h) < 0)
-    return false;
-  *owner = h;
-  return true;
-}
-
-/* The directory and the files the kernel lists as safe to delegate
- * (/sys/kernel/cgroup/delegate; cgroup.procs, cgroup.threads and
- * cgroup.subtree_control before 4.15), the group left as it is, as runc
- * does.  The controllers' own files stay root's: they are the parent's
- * limits on the container. */
-static int
-delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
-{
-  cleanup_free char *list = NULL;
-  shim_error_t tmp = NULL;
-  char *name, *save = NULL;
-
-  if (fchown (dirfd, owner, (gid_t) -1) < 0)
-    return shim_error_errno (err, "cgroup `%s`: give it to uid %u (user namespace, read-write /sys/fs/cgroup)",
-                             path, (unsigned) owner);
-  if (util_read_file_at (AT_FDCWD, "/sys/kernel/cgroup/delegate", &list, NULL, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      list = strdup ("cgroup.procs cgroup.threads cgroup.subtree_control");
-      if (list == NULL)
-        return shim_error_errno (err, "cgroup `%s`", path);
-    }
-  for (name = strtok_r (list, " \t\n", &save); name; name = strtok_r (NULL, " \t\n", &save))
-    if (strchr (name, '/') == NULL && fchownat (dirfd, name, owner, (gid_t) -1, AT_SYMLINK_NOFOLLOW) < 0
-        && errno != ENOENT)
-      return shim_error_errno (err, "cgroup `%s`: give `%s` to uid %u", path, name, (unsigned) owner);
-  log_msg (LOG_DEBUG, "cgroup `%s` delegated to uid %u", path, (unsigned) owner);
-  return 0;
+  return cgroups_path == NULL || *cgroups_path == '\0';
 }
 
 int
-cgroup_create (const struct shim_config *cfg, const char *id, const struct cgroup_opts *opts,
-               struct shim_cgroup *out, shim_error_t *err)
+cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t *err)
 {
-  const struct cgroup_resources *r = &cfg->resources;
-  unsigned required = required_controllers (r);
-  unsigned want = required | CTRL_MEMORY | CTRL_PIDS; /* memory: the verdict's counters */
-  unsigned have = 0;
-  const char *mp = cgroup_mount_point ();
-  cleanup_close int fd = -1;
+  const struct cgroup_manager *m = cgroup_manager_detect ();
+  const struct cgroup_resources *r = spec->resources;
+  unsigned required = cgroup_required_controllers (r);
   cleanup_free char *path = NULL;
-  char *comp, *next;
-  size_t created = 0;
-  int ret = 0;
 
-  *out = (struct shim_cgroup){ .dirfd = -1, .mountfd = -1 };
-  if (mp == NULL)
+  *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
+  if (m == NULL)
     {
-      if (required && !opts->allow_unenforced)
+      if (required && !spec->allow_unenforced)
         return shim_error_plain (err, ENOTSUP,
                                  "linux.resources: cannot enforce the %s limit: no cgroup2 is mounted "
                                  "(at /sys/fs/cgroup or /sys/fs/cgroup/unified); "
                                  "--allow-unenforced-limits runs without it",
-                                 first_ctrl (required));
-      if (r->has_devices && !opts->allow_unenforced)
+                                 cgroup_first_ctrl (required));
+      if (r->has_devices && !spec->allow_unenforced)
         return shim_error_plain (err, ENOTSUP,
                                  "linux.resources.devices: cannot enforce the device rules: no cgroup2 is "
                                  "mounted to attach them to; --allow-unenforced-limits runs without them");
       return 0;
     }
-  if (cgroup_path_for (cfg->cgroups_path, opts->systemd, id, &path, err) < 0)
+  if (cgroup_path_for (spec->cgroups_path, spec->systemd, spec->id, &path, err) < 0)
     return -1;
-  out->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (out->mountfd < 0)
-    return shim_error_errno (err, "open `%s`", mp);
-
-  /* Walk down from the root, creating what is missing and delegating the
-   * controllers at each level. */
-  fd = dup (out->mountfd);
-  if (fd < 0)
-    return shim_error_errno (err, "dup");
-  {
-    cleanup_free char *walk = strdup (path);
-    cleanup_free char *so_far = strdup ("");
-    if (walk == NULL || so_far == NULL)
-      return shim_error_errno (err, "cgroup path");
-    for (comp = walk + 1; comp && *comp; comp = next)
-      {
-        int child;
-        char *n = NULL;
-        next = strchr (comp, '/');
-        if (next)
-          *next++ = '\0';
-        if (*comp == '\0')
-          continue;
-        if (delegate (fd, *so_far ? so_far : "/", want, &have, err) < 0)
-          {
-            ret = -1;
-            break;
-          }
-        if (mkdirat (fd, comp, 0755) == 0)
-          created++;
-        else if (errno != EEXIST)
-          {
-            ret = shim_error_errno (err, "create cgroup `%s/%s` under %s", so_far, comp, mp);
-            break;
-          }
-        else if (next == NULL)
-          {
-            /* An existing leaf is adopted only when empty (an engine may
-             * have made it for us); never share a live one. */
-            cleanup_free char *procs = NULL;
-            cleanup_close int leaf = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (leaf < 0 || util_read_file_at (leaf, "cgroup.procs", &procs, NULL, err) < 0)
-              {
-                ret = leaf < 0 ? shim_error_errno (err, "open cgroup `%s`", path) : -1;
-                break;
-              }
-            if (procs[0] != '\0')
-              {
-                ret = shim_error_plain (err, EBUSY, "cgroup `%s` already has processes in it", path);
-                break;
-              }
-          }
-        else
-          created = 0; /* only a suffix of fresh directories is ours */
-        child = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (child < 0)
-          {
-            ret = shim_error_errno (err, "open cgroup `%s/%s`", so_far, comp);
-            break;
-          }
-        close (fd);
-        fd = child;
-        if (asprintf (&n, "%s/%s", so_far, comp) < 0)
-          {
-            ret = shim_error_errno (err, "cgroup path");
-            break;
-          }
-        free (so_far);
-        so_far = n;
-      }
-  }
-  out->path = steal_pointer (&path);
-  out->created = created > 0;
-  if (ret == 0 && read_controllers (fd, "cgroup.controllers", &have, err) < 0)
-    ret = -1;
-  if (ret == 0 && (required & ~have))
-    {
-      cleanup_free char *why = explain_missing (mp, out->path, required & ~have);
-      if (!opts->allow_unenforced)
-        ret = shim_error_plain (err, ENOTSUP,
-                                "linux.resources: cannot enforce the %s limit: %s; "
-                                "--allow-unenforced-limits runs without it",
-                                first_ctrl (required & ~have), why ? why : "");
-      else
-        {
-          log_msg (LOG_WARNING, "linux.resources: the %s limit is NOT enforced: %s", first_ctrl (required & ~have),
-                   why ? why : "");
-          out->unenforced_reason = steal_pointer (&why);
-        }
-    }
-  if (ret == 0)
-    ret = apply_resources (fd, r, have, err);
-  if (ret == 0 && r->has_devices)
-    ret = cgroup_devices_apply (fd, r->devices, r->n_devices, err);
-  if (ret == 0)
-    {
-      uid_t owner;
-      if (delegated_owner (cfg, &owner))
-        ret = delegate_to (fd, out->path, owner, err);
-    }
-  if (ret < 0)
-    {
-      remove_created (out->mountfd, out->path, created);
-      return -1;
-    }
-  out->memory_limit_enforced = (have & CTRL_MEMORY) && r->has_memory_limit && r->memory_limit > 0;
-  out->dirfd = steal_fd (&fd);
-  out->created_depth = created;
+  out->manager = m;
+  if (m->create (spec, path, out, err) < 0)
+    return -1;
   /* /shim is shared by every container on the default path: whichever one
    * made it, the last to go removes it (rmdir fails while others remain). */
-  if (created && (cfg->cgroups_path == NULL || *cfg->cgroups_path == '\0'))
+  if (out->created_depth && default_path (spec->cgroups_path))
     out->created_depth = 2;
   return 0;
 }
 
-/* Wait until cgroup.events says populated 0.  The kernel raises POLLPRI on
- * the open file when it changes, so this does not spin. */
-static int
-wait_empty (int dirfd, const char *path, shim_error_t *err)
-{
-  cleanup_close int ev = openat (dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  if (ev < 0)
-    return shim_error_errno (err, "open `%s/cgroup.events`", path);
-  for (;;)
-    {
-      char buf[256];
-      ssize_t n = pread (ev, buf, sizeof (buf) - 1, 0);
-      struct pollfd p = { .fd = ev, .events = POLLPRI };
-      int r;
-      if (n < 0)
-        return shim_error_errno (err, "read `%s/cgroup.events`", path);
-      buf[n] = '\0';
-      if (strstr (buf, "populated 0"))
-        return 0;
-      r = poll (&p, 1, DESTROY_TIMEOUT_MS);
-      if (r < 0 && errno != EINTR)
-        return shim_error_errno (err, "poll `%s/cgroup.events`", path);
-      if (r == 0)
-        return shim_error_plain (err, EBUSY, "cgroup `%s` still has processes %d ms after cgroup.kill",
-                                 path, DESTROY_TIMEOUT_MS);
-    }
-}
-
-static int
-kill_all (int dirfd, const char *path, shim_error_t *err)
-{
-  shim_error_t tmp = NULL;
-  cleanup_free char *procs = NULL;
-  char *line;
-
-  if (util_write_file_at (dirfd, "cgroup.kill", "1", 1, &tmp) == 0)
-    return 0;
-  if (tmp->status != ENOENT)
-    {
-      *err = tmp;
-      return shim_error_prefix (err, "cgroup `%s`", path);
-    }
-  /* Before 5.14 there is no cgroup.kill: signal each member. */
-  shim_error_release (&tmp);
-  if (util_read_file_at (dirfd, "cgroup.procs", &procs, NULL, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s`", path);
-  for (line = strtok (procs, "\n"); line; line = strtok (NULL, "\n"))
-    kill ((pid_t) atoi (line), SIGKILL);
-  return 0;
-}
-
-/* A container may have made cgroups of its own below its cgroup (a
- * delegated subtree); they must go first, deepest first. */
-static int
-remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err)
-{
-  cleanup_dir DIR *d = NULL;
-  struct dirent *de;
-  int fd;
-
-  if (depth > 64)
-    return shim_error_plain (err, ELOOP, "cgroup `%s`: nested too deeply", path);
-  fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || (d = fdopendir (fd)) == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return shim_error_errno (err, "read cgroup `%s`", path);
-    }
-  while ((de = readdir (d)))
-    {
-      cleanup_close int child = -1;
-      cleanup_free char *cpath = NULL;
-      if (de->d_type != DT_DIR || strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (asprintf (&cpath, "%s/%s", path, de->d_name) < 0)
-        return shim_error_errno (err, "cgroup `%s`", path);
-      child = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (child < 0)
-        return shim_error_errno (err, "open cgroup `%s`", cpath);
-      if (remove_descendants (child, cpath, depth + 1, err) < 0)
-        return -1;
-      if (unlinkat (dirfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        return shim_error_errno (err, "remove cgroup `%s`", cpath);
-    }
-  return 0;
-}
-
 int
-cgroup_destroy (struct shim_cgroup *cg, shim_error_t *err)
+cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_error_t *err)
 {
-  if (cg->dirfd < 0)
+  const struct cgroup_manager *m = cgroup_manager_detect ();
+
+  *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
+  if (path == NULL || m == NULL)
     return 0;
-  if (kill_all (cg->dirfd, cg->path, err) < 0 || wait_empty (cg->dirfd, cg->path, err) < 0)
-    return -1;
-  if (!cg->created)
-    return 0;
-  if (remove_descendants (cg->dirfd, cg->path, 0, err) < 0)
-    return -1;
-  if (unlinkat (cg->mountfd, cg->path + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
-    return shim_error_errno (err, "remove cgroup `%s`", cg->path);
-  /* Then the parents we made, if no other container uses them. */
-  {
-    cleanup_free char *parent = strdup (cg->path);
-    char *slash = parent ? strrchr (parent, '/') : NULL;
-    if (slash && slash != parent && cg->created_depth > 1)
-      {
-        *slash = '\0';
-        remove_created (cg->mountfd, parent, cg->created_depth - 1);
-      }
-  }
-  return 0;
+  out->manager = m;
+  out->path = strdup (path);
+  if (out->path == NULL)
+    return shim_error_errno (err, "cgroup `%s`", path);
+  out->created = created_depth > 0;
+  out->created_depth = created_depth;
+  return m->open (out, err);
 }
 
 void
-cgroup_release (struct shim_cgroup *cg)
+cgroup_release (struct cgroup *cg)
 {
   if (cg->dirfd >= 0)
     close (cg->dirfd);
@@ -773,109 +314,55 @@ cgroup_release (struct shim_cgroup *cg)
     close (cg->mountfd);
   free (cg->path);
   free (cg->unenforced_reason);
-  *cg = (struct shim_cgroup){ .dirfd = -1, .mountfd = -1 };
+  *cg = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
+}
+
+/* No cgroup at all, or one already removed (by an engine, or systemd). */
+static bool
+absent (const struct cgroup *cg)
+{
+  return cg->manager == NULL || cg->dirfd < 0;
 }
 
 int
-cgroup_open (const char *path, size_t created_depth, struct shim_cgroup *out, shim_error_t *err)
+cgroup_destroy (struct cgroup *cg, shim_error_t *err)
 {
-  const char *mp = cgroup_mount_point ();
-
-  *out = (struct shim_cgroup){ .dirfd = -1, .mountfd = -1 };
-  if (path == NULL || mp == NULL)
+  if (absent (cg))
     return 0;
-  out->path = strdup (path);
-  if (out->path == NULL)
-    return shim_error_errno (err, "cgroup `%s`", path);
-  out->created = created_depth > 0;
-  out->created_depth = created_depth;
-  out->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (out->mountfd < 0)
-    return shim_error_errno (err, "open the cgroup2 mount `%s`", mp);
-  out->dirfd = openat (out->mountfd, path + (path[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (out->dirfd < 0 && errno != ENOENT)
-    return shim_error_errno (err, "open cgroup `%s`", path);
-  return 0;
+  return cg->manager->destroy (cg, err);
 }
 
 int
-cgroup_freeze (struct shim_cgroup *cg, bool frozen, shim_error_t *err)
+cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
 {
-  cleanup_close int ev = -1;
-
-  if (cg->dirfd < 0)
+  if (absent (cg))
     return shim_error_plain (err, ENOENT, "the container has no cgroup to %s", frozen ? "freeze" : "thaw");
-  ev = openat (cg->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  if (ev < 0)
-    return shim_error_errno (err, "open `%s/cgroup.events`", cg->path);
-  if (util_write_file_at (cg->dirfd, "cgroup.freeze", frozen ? "1" : "0", 1, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s`", cg->path);
-  /* The write returns before every task has stopped: cgroup.events says
-   * when ("frozen 1"), and changes of it are a POLLPRI. */
-  for (;;)
-    {
-      char buf[256];
-      struct cg_cgroup_events e;
-      shim_error_t tmp = NULL;
-      struct pollfd p = { .fd = ev, .events = POLLPRI };
-      ssize_t r = pread (ev, buf, sizeof (buf) - 1, 0);
-      if (r < 0)
-        return shim_error_errno (err, "read `%s/cgroup.events`", cg->path);
-      buf[r] = '\0';
-      if (cg_parse_cgroup_events ("cgroup.events", buf, &e, &tmp) < 0)
-        {
-          shim_error_release (&tmp);
-          return shim_error_plain (err, EINVAL, "`%s/cgroup.events`: malformed", cg->path);
-        }
-      if (!(e.have & CG_CEV_FROZEN) || e.frozen == frozen || !e.populated)
-        return 0;
-      if (poll (&p, 1, -1) < 0 && errno != EINTR)
-        return shim_error_errno (err, "poll `%s/cgroup.events`", cg->path);
-    }
+  return cg->manager->freeze (cg, frozen, err);
 }
 
 int
-cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err)
+cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err)
 {
-  cleanup_free char *procs = NULL;
-  char *line, *save = NULL;
-
-  if (cg->dirfd < 0)
-    return 0;
-  /* cgroup.kill reaches forks racing with us; for other signals a pass
-   * over cgroup.procs is what runc and crun do too. */
-  if (sig == SIGKILL)
-    {
-      shim_error_t tmp = NULL;
-      if (util_write_file_at (cg->dirfd, "cgroup.kill", "1", 1, &tmp) == 0)
-        return 0;
-      shim_error_release (&tmp);
-    }
-  if (util_read_file_at (cg->dirfd, "cgroup.procs", &procs, NULL, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s`", cg->path);
-  for (line = strtok_r (procs, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
-    {
-      int64_t pid;
-      if (util_parse_i64 (line, &pid) == 0 && pid > 0 && kill ((pid_t) pid, sig) < 0 && errno != ESRCH)
-        return shim_error_errno (err, "kill(%lld, %d)", (long long) pid, sig);
-    }
-  return 0;
-}
-
-int
-cgroup_update (struct shim_cgroup *cg, const struct cgroup_resources *r, shim_error_t *err)
-{
-  unsigned have = 0;
-
-  if (cg->dirfd < 0)
+  if (absent (cg))
     return shim_error_plain (err, ENOENT, "the container has no cgroup to update");
-  /* What create delegated is what this cgroup offers. */
-  if (read_controllers (cg->dirfd, "cgroup.controllers", &have, err) < 0)
-    return -1;
-  /* As at create: a limit the cgroup cannot enforce is an error, never a
-   * silent success (the update has no --allow-unenforced-limits). */
-  if (required_controllers (r) & ~have)
-    return shim_error_plain (err, ENOTSUP, "cannot enforce the %s limit: the controller is not enabled for cgroup `%s`",
-                             first_ctrl (required_controllers (r) & ~have), cg->path);
-  return apply_resources (cg->dirfd, r, have, err);
+  return cg->manager->update (cg, r, err);
+}
+
+int
+cgroup_signal_all (struct cgroup *cg, int sig, shim_error_t *err)
+{
+  if (absent (cg))
+    return 0;
+  return cg->manager->signal_all (cg, sig, err);
+}
+
+int
+cgroup_snapshot (const struct cgroup *cg, struct cg_snapshot *out, shim_error_t *err)
+{
+  if (absent (cg))
+    {
+      memset (out, 0, sizeof *out);
+      return 0;
+    }
+  return cg->manager->snapshot (cg, out, err);
 }

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The container's cgroup v2: where it goes, the controllers its ancestors
- * must delegate, linux.resources written to it, and its teardown. */
+/* A container's cgroup as a library: a path and linux.resources in, a
+ * handle out; nothing here knows what a container is.  One manager per host
+ * does the work behind the cgroup_* entry points (runc's fs/fs2/systemd
+ * managers, crun's cgroup manager table): today the cgroupfs v2 one
+ * (cgroup/v2.c); a cgroup v1/hybrid and a systemd (transient scope) manager
+ * go behind the same table. */
 #ifndef SHIM_CGROUP_H
 #define SHIM_CGROUP_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/error.h"
+#include "cgroup/cgroup_files.h"
 #include "common/util.h"
 
 /* Access bits of a device rule, as the kernel's BPF_DEVCG_ACC_*. */
@@ -50,17 +55,44 @@ struct cgroup_resources
   size_t n_devices;
 };
 
-/* FIXME(layout): cgroup_create still reads the whole config. */
-struct shim_config;
-
-struct cgroup_opts
+/* What cgroup_create needs to know, and nothing of the container besides. */
+struct cgroup_spec
 {
-  bool systemd;          /* --systemd-cgroup: cgroupsPath is slice:prefix:name */
-  bool allow_unenforced; /* run even when a limit cannot be enforced */
+  const char *cgroups_path; /* linux.cgroupsPath; NULL or "" for /shim/ID */
+  const char *id;           /* only for that default path */
+  bool systemd;             /* --systemd-cgroup: cgroupsPath is slice:prefix:name */
+  bool allow_unenforced;    /* run even when a limit cannot be enforced */
+  const struct cgroup_resources *resources;
+  uid_t owner; /* give the cgroup to this uid (delegation), or CGROUP_NO_OWNER */
+};
+#define CGROUP_NO_OWNER ((uid_t) -1)
+
+struct cgroup;
+
+/* The operations of one way of managing cgroups.  Callers use the cgroup_*
+ * functions below, which dispatch here; a backend fills one of these. */
+struct cgroup_manager
+{
+  const char *name; /* for messages and debug logs: "cgroupfs v2" */
+  /* Create PATH (or adopt it when it exists and is empty), delegate the
+   * controllers, write the resources, give it to spec->owner. */
+  int (*create) (const struct cgroup_spec *spec, const char *path, struct cgroup *out, shim_error_t *err);
+  /* The cgroup again from the path state.json keeps (out->path,
+   * out->created, out->created_depth are set). */
+  int (*open) (struct cgroup *cg, shim_error_t *err);
+  int (*update) (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
+  int (*freeze) (struct cgroup *cg, bool frozen, shim_error_t *err);
+  int (*signal_all) (struct cgroup *cg, int sig, shim_error_t *err);
+  /* Kill everything in it, wait until empty, remove what we made. */
+  int (*destroy) (struct cgroup *cg, shim_error_t *err);
+  /* The files the verdict reads. */
+  int (*snapshot) (const struct cgroup *cg, struct cg_snapshot *out, shim_error_t *err);
 };
 
-struct shim_cgroup
+/* The container's cgroup.  manager NULL: no cgroup (no cgroup2 mounted). */
+struct cgroup
 {
+  const struct cgroup_manager *manager;
   char *path;   /* from the cgroup2 mount, with a leading slash */
   int dirfd;    /* the container's cgroup directory, or -1 without cgroup2 */
   int mountfd;  /* the cgroup2 mount, or -1 */
@@ -70,9 +102,24 @@ struct shim_cgroup
   char *unenforced_reason; /* why not, when a limit was asked for; else NULL */
 };
 
+/* This host's manager, chosen once: NULL when there is no cgroup to manage
+ * (no cgroup2 mounted). */
+const struct cgroup_manager *cgroup_manager_detect (void);
+
 /* Where the cgroup2 hierarchy is mounted (/sys/fs/cgroup on a cgroup v2
  * host, /sys/fs/cgroup/unified on a hybrid one), or NULL. */
 const char *cgroup_mount_point (void);
+
+/* The cgroup v2 path from the text of /proc/PID/cgroup: the `0::` line.
+ * Refused: no such line (no cgroup v2), a path that is not absolute, one
+ * that climbs with `..` (the reader is in another cgroup namespace;
+ * err->status EXDEV), and a removed cgroup (` (deleted)`; ENOENT).  The
+ * root cgroup is "/": whether that will do is the caller's call.  *path is
+ * malloc'd. */
+int cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err);
+/* The same, read from /proc/PID/cgroup (pid 0: /proc/self/cgroup); errors
+ * name the file. */
+int cgroup_proc_path (pid_t pid, char **path, shim_error_t *err);
 
 /* The path of the container's cgroup from the cgroup2 root: cgroupsPath
  * (cgroupfs or, with systemd, slice:prefix:name) or /shim/ID.  Pure. */
@@ -85,28 +132,31 @@ unsigned long long cgroup_cpu_shares_to_weight (unsigned long long shares);
 /* Create it (or adopt an existing, empty one), enable the controllers the
  * spec needs in every ancestor, and write linux.resources.  A limit that
  * cannot be enforced is an error naming the controller and why, unless
- * opts->allow_unenforced. */
-int cgroup_create (const struct shim_config *cfg, const char *id, const struct cgroup_opts *opts,
-                   struct shim_cgroup *out, shim_error_t *err);
+ * spec->allow_unenforced. */
+int cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t *err);
 
 /* Kill every process in it (cgroup.kill) and remove it, waiting for the
  * kernel to report it empty.  A cgroup that cannot be removed is an error. */
-int cgroup_destroy (struct shim_cgroup *cg, shim_error_t *err);
+int cgroup_destroy (struct cgroup *cg, shim_error_t *err);
 
-void cgroup_release (struct shim_cgroup *cg);
+void cgroup_release (struct cgroup *cg);
 
 /* A container's cgroup again, for the commands after create: path and
  * created_depth as state.json keeps them.  A cgroup already removed (by an
  * engine, or systemd) is not an error: dirfd is then -1. */
-int cgroup_open (const char *path, size_t created_depth, struct shim_cgroup *out, shim_error_t *err);
+int cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_error_t *err);
 
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
-int cgroup_freeze (struct shim_cgroup *cg, bool frozen, shim_error_t *err);
+int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);
 
 /* `update`: write new linux.resources to a running container's cgroup. */
-int cgroup_update (struct shim_cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
+int cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
 
 /* Signal every process in it (kill --all). */
-int cgroup_signal_all (struct shim_cgroup *cg, int sig, shim_error_t *err);
+int cgroup_signal_all (struct cgroup *cg, int sig, shim_error_t *err);
+
+/* The verdict's snapshot of it (cg_snapshot_read); without a cgroup, an
+ * empty one (nothing known). */
+int cgroup_snapshot (const struct cgroup *cg, struct cg_snapshot *out, shim_error_t *err);
 
 #endif

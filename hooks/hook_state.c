@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <yajl/yajl_tree.h>
 
+#include "cgroup/cgroup.h"
 #include "common/json.h"
 #include "common/util.h"
 
@@ -228,42 +229,30 @@ hook_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *
 int
 hook_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
 {
-  const char *line = buf;
+  cleanup_free char *p = NULL;
+  shim_error_t tmp = NULL;
 
   *path = NULL;
-  while (line && *line)
+  if (cgroup_parse_proc_cgroup (buf, &p, &tmp) < 0)
     {
-      const char *end = strchrnul (line, '\n');
-      size_t len = (size_t) (end - line);
-
-      if (len >= 3 && strncmp (line, "0::", 3) == 0)
-        {
-          cleanup_free char *p = strndup (line + 3, len - 3);
-          size_t plen;
-          if (p == NULL)
-            return shim_error_errno (err, "cgroup path");
-          plen = strlen (p);
-          if (p[0] != '/')
-            return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
-          if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
-              || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
-            return shim_error_plain (err, EINVAL,
-                                     "`%s` is outside this cgroup namespace "
-                                     "(is the hook running inside the container? register it at "
-                                     "createRuntime or prestart)",
-                                     p);
-          if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
-            return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
-          if (strcmp (p, "/") == 0)
-            return shim_error_plain (err, EINVAL,
-                                     "the process is in the root cgroup: the container has no "
-                                     "cgroup of its own");
-          *path = steal_pointer (&p);
-          return 0;
-        }
-      line = *end ? end + 1 : NULL;
+      /* Read from another cgroup namespace: the hook runs inside the
+       * container; say where to register it. */
+      if (tmp->status == EXDEV)
+        shim_error_plain (err, EINVAL,
+                          "%s (is the hook running inside the container? register it at "
+                          "createRuntime or prestart)",
+                          tmp->msg);
+      else
+        shim_error_plain (err, tmp->status, "%s", tmp->msg);
+      shim_error_release (&tmp);
+      return -1;
     }
-  return shim_error_plain (err, ENOENT, "no cgroup v2 line (`0::`)");
+  if (strcmp (p, "/") == 0)
+    return shim_error_plain (err, EINVAL,
+                             "the process is in the root cgroup: the container has no "
+                             "cgroup of its own");
+  *path = steal_pointer (&p);
+  return 0;
 }
 
 bool

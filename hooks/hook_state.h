@@ -54,10 +54,10 @@ enum hook_stage
 int hook_stage_parse (const char *name, enum hook_stage *out, shim_error_t *err);
 int hook_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *err);
 
-/* The cgroup v2 path from the text of /proc/PID/cgroup: the `0::` line.
- * Refused: no such line (no cgroup v2), a path that is not absolute or
- * climbs with `..` (the reader is in another cgroup namespace), a removed
- * cgroup (` (deleted)`), and the root cgroup.  *path is malloc'd. */
+/* The cgroup v2 path from the text of /proc/PID/cgroup, as
+ * cgroup_parse_proc_cgroup reads it, with the hook's advice when it reads
+ * from another cgroup namespace; the root cgroup is refused too (the
+ * container has no cgroup of its own).  *path is malloc'd. */
 int hook_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err);
 
 /* Whether cgroup path `inner` is `outer` or below it. */

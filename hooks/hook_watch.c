@@ -9,22 +9,18 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "cgroup/cgroup.h"
 #include "hooks/hook_verdict.h"
 #include "verdict/monitor.h"
 #include "common/json.h"
 #include "common/util.h"
 #include "verdict/watcher.h"
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 /* ---- finding the cgroup ------------------------------------------------ */
 
@@ -34,21 +30,16 @@
 static int
 open_cgroup2_root (shim_error_t *err)
 {
-  static const char *const candidates[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+  const char *mp = cgroup_mount_point ();
+  int fd;
 
-  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-    {
-      struct statfs sfs;
-      if (statfs (candidates[i], &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
-        {
-          int fd = open (candidates[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-          if (fd < 0)
-            return shim_error_errno (err, "open `%s`", candidates[i]);
-          return fd;
-        }
-    }
-  return shim_error_plain (err, ENOENT,
-                           "no cgroup v2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified");
+  if (mp == NULL)
+    return shim_error_plain (err, ENOENT,
+                             "no cgroup v2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified");
+  fd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return shim_error_errno (err, "open `%s`", mp);
+  return fd;
 }
 
 static int

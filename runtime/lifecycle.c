@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -61,10 +63,36 @@ save_config (int dirfd, const char *bundle, shim_error_t *err)
   return util_write_file_atomic_at (dirfd, STATE_CONFIG, json, len, 0600, err);
 }
 
+/* The container owns its cgroup when runc (and runtime-spec 1.3) would
+ * give it: a new user namespace, a cgroup namespace of its own and
+ * /sys/fs/cgroup mounted read-write from source `cgroup`.  The owner is
+ * the host uid of process.user.uid; otherwise CGROUP_NO_OWNER. */
+static uid_t
+delegated_owner (const struct shim_config *cfg)
+{
+  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_namespace *cg = shim_config_namespace (cfg, CLONE_NEWCGROUP);
+  uint32_t h;
+  size_t i;
+
+  if (u == NULL || u->path || cg == NULL || cg->path)
+    return CGROUP_NO_OWNER;
+  for (i = 0; i < cfg->n_mounts; i++)
+    {
+      const struct shim_mount *m = &cfg->mounts[i];
+      if (m->source && strcmp (m->source, "cgroup") == 0
+          && (strcmp (m->destination, "/sys/fs/cgroup") == 0 || strcmp (m->destination, "/sys/fs/cgroup/") == 0)
+          && !(m->flags & MS_RDONLY))
+        break;
+    }
+  if (i == cfg->n_mounts || shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, cfg->process.uid, &h) < 0)
+    return CGROUP_NO_OWNER;
+  return h;
+}
+
 int
 launch_prepare (struct global_opts *g, const struct launch_opts *o, struct launch *l, shim_error_t *err)
 {
-  struct cgroup_opts cgo = { .systemd = g->systemd_cgroup, .allow_unenforced = o->allow_unenforced };
   struct shim_config *cfg;
   struct stat sb;
 
@@ -117,8 +145,16 @@ launch_prepare (struct global_opts *g, const struct launch_opts *o, struct launc
     return -1;
   if (o->detach && save_config (l->dirfd, o->bundle, err) < 0)
     return -1;
-  if (cgroup_create (cfg, o->id, &cgo, &l->cg, err) < 0)
-    return -1;
+  {
+    struct cgroup_spec spec = { .cgroups_path = cfg->cgroups_path,
+                                .id = o->id,
+                                .systemd = g->systemd_cgroup,
+                                .allow_unenforced = o->allow_unenforced,
+                                .resources = &cfg->resources,
+                                .owner = delegated_owner (cfg) };
+    if (cgroup_create (&spec, &l->cg, err) < 0)
+      return -1;
+  }
   log_msg (LOG_DEBUG, "container %s: cgroup %s", o->id, l->cg.path ? l->cg.path : "(none)");
   if (l->cg.path && (l->st.cgroup_path = strdup (l->cg.path)) == NULL)
     return shim_error_errno (err, "container state");
@@ -301,7 +337,7 @@ launch_release (struct launch *l)
 }
 
 int
-lifecycle_verdict (int dirfd, const struct shim_state *st, const struct shim_cgroup *cg, struct verdict *v,
+lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
                    shim_error_t *err)
 {
   struct verdict_input in = { .container_id = st->id, .memory_limit_enforced = st->memory_limit_enforced };

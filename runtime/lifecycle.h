@@ -40,7 +40,7 @@ struct launch
   struct shim_config *cfg;
   int dirfd; /* the state dir, locked */
   struct shim_state st;
-  struct shim_cgroup cg;
+  struct cgroup cg;
   struct container_proc proc;
 };
 
@@ -63,7 +63,7 @@ int lifecycle_state_json (const struct shim_state *st, enum container_status sta
                           char **out, shim_error_t *err);
 
 /* The verdict of a stopped container whose parent was not us. */
-int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct shim_cgroup *cg, struct verdict *v,
+int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
                        shim_error_t *err);
 
 /* podman 4 reads <bundle>/oom for State.OOMKilled: created when, and only
@@ -86,7 +86,7 @@ struct container_ref
 {
   int dirfd;
   struct shim_state st;
-  struct shim_cgroup cg;
+  struct cgroup cg;
   enum container_status status;
 };
 
