@@ -121,7 +121,7 @@ struct shim_process
   char *selinux_label;    /* NULL or "" for none */
 };
 
-/* hooks.<stage>[]: run with the state on stdin (hooks.c). */
+/* hooks.<stage>[]: run with the state on stdin (oci_hooks.c). */
 enum shim_hook_stage
 {
   HOOK_PRESTART,

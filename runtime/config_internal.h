@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The parsing helpers shared by config.c and the parsers of the security
- * fields (config_security.c).  Not for use outside the config parser. */
+/* Inside the config.json parser: the toolkit of config_walk.c and the
+ * section parsers.  Only runtime/config*.c include this.
+ *
+ * Who calls whom (one way only):
+ *   config.c           the entry points, the top-level table, free
+ *     -> config_process.c, config_mounts.c, config_linux.c, config_hooks.c,
+ *        config_validate.c (the cross-field checks after the walk)
+ *   config_process.c   -> config_security.c (capabilities, LSM labels)
+ *   config_linux.c     -> config_resources.c, config_security.c (seccomp)
+ *   config_validate.c  -> config_linux.c's public lookups
+ *   every file         -> config_walk.c (the toolkit), which calls none. */
 #ifndef SHIM_CONFIG_INTERNAL_H
 #define SHIM_CONFIG_INTERNAL_H
 
@@ -10,7 +19,9 @@
 
 #include "runtime/config.h"
 
-struct ctx
+/* ---- config_walk.c: the toolkit ---- */
+
+struct config_ctx
 {
   shim_config_warn_fn warn;
   void *opaque;
@@ -21,35 +32,75 @@ struct ctx
  * table.  Unknown keys are ignored, as the runtime spec requires of
  * runtimes; keys marked `unsupported` are known but not honoured yet, and
  * say so by name rather than being dropped in silence. */
-struct field
+struct config_field
 {
   const char *key;
-  int (*fn) (struct ctx *, yajl_val, const char *path, void *target);
+  int (*fn) (struct config_ctx *, yajl_val, const char *path, void *target);
   const char *unsupported;
 };
 
-int walk_object (struct ctx *c, yajl_val v, const char *path, const struct field *fields, void *target);
+int config_walk_object (struct config_ctx *c, yajl_val v, const char *path, const struct config_field *fields,
+                        void *target);
+/* Whether the object's I-th key already came before it. */
+bool config_key_repeated (yajl_val obj, size_t i);
 
-void warn (struct ctx *c, const char *path, const char *why);
-int type_error (struct ctx *c, const char *path, const char *want, yajl_val v);
+void config_warn (struct config_ctx *c, const char *path, const char *why);
+/* "string", "number", "object", ... for messages. */
+const char *config_type_name (yajl_val v);
+int config_type_error (struct config_ctx *c, const char *path, const char *want, yajl_val v);
 /* "parent.key" and "parent[i]"; NULL when out of memory.  The caller frees. */
-char *path_key (const char *parent, const char *key);
-char *path_index (const char *parent, size_t i);
+char *config_path_key (const char *parent, const char *key);
+char *config_path_index (const char *parent, size_t i);
 
-int get_string (struct ctx *c, yajl_val v, const char *path, char **out);
-int get_bool (struct ctx *c, yajl_val v, const char *path, bool *out);
-int get_i64 (struct ctx *c, yajl_val v, const char *path, int64_t *out);
-int get_u64 (struct ctx *c, yajl_val v, const char *path, uint64_t *out);
-int get_u32 (struct ctx *c, yajl_val v, const char *path, uint32_t *out);
+int config_get_string (struct config_ctx *c, yajl_val v, const char *path, char **out);
+int config_get_bool (struct config_ctx *c, yajl_val v, const char *path, bool *out);
+int config_get_i64 (struct config_ctx *c, yajl_val v, const char *path, int64_t *out);
+int config_get_u64 (struct config_ctx *c, yajl_val v, const char *path, uint64_t *out);
+int config_get_u32 (struct config_ctx *c, yajl_val v, const char *path, uint32_t *out);
 /* A NULL-terminated string array. */
-int get_string_array (struct ctx *c, yajl_val v, const char *path, char ***out, size_t *n);
+int config_get_string_array (struct config_ctx *c, yajl_val v, const char *path, char ***out, size_t *n);
+/* An object of strings (annotations, sysctl, unified). */
+int config_get_kv_object (struct config_ctx *c, yajl_val v, const char *path, struct util_kv **out, size_t *n);
+/* Field KEY of object OBJ, NULL when absent or null. */
+yajl_val config_field_of (yajl_val obj, const char *key);
+
+/* "rprivate" → MS_PRIVATE | MS_REC; -1 for an unknown name.  The i-th name,
+ * NULL past the last (for shim_mount_option_name). */
+int config_propagation_lookup (const char *name, unsigned long *out);
+const char *config_propagation_name (size_t i);
+
+/* JSON text (LEN bytes, no NUL inside) → a yajl tree the caller frees;
+ * syntax errors give line:column, WHAT names the document when out of
+ * memory. */
+int config_tree_parse (const char *json, size_t len, const char *what, yajl_val *out, shim_error_t *err);
+
+void config_free_strv (char **v, size_t n);
+void config_free_kv (struct util_kv *kv, size_t n);
+
+/* ---- the sections: config_field functions for their key's table ---- */
+
+/* config_process.c: the top-level "process" (TARGET: struct shim_config). */
+int config_parse_process (struct config_ctx *c, yajl_val v, const char *path, void *target);
+/* config_mounts.c: "mounts" (TARGET: struct shim_config). */
+int config_parse_mounts (struct config_ctx *c, yajl_val v, const char *path, void *target);
+/* config_linux.c: "linux" (TARGET: struct shim_config). */
+int config_parse_linux (struct config_ctx *c, yajl_val v, const char *path, void *target);
+/* config_resources.c: linux.resources (TARGET: struct shim_config). */
+int config_parse_resources (struct config_ctx *c, yajl_val v, const char *path, void *target);
+/* config_hooks.c: "hooks" (TARGET: struct shim_config). */
+int config_parse_hooks (struct config_ctx *c, yajl_val v, const char *path, void *target);
 
 /* config_security.c: process.capabilities, process.apparmorProfile,
- * process.selinuxLabel, linux.seccomp. */
-int parse_capabilities (struct ctx *c, yajl_val v, const char *path, void *target);
-int parse_apparmor_profile (struct ctx *c, yajl_val v, const char *path, void *target);
-int parse_selinux_label (struct ctx *c, yajl_val v, const char *path, void *target);
-int parse_seccomp (struct ctx *c, yajl_val v, const char *path, void *target);
-void seccomp_config_free (struct shim_seccomp *s);
+ * process.selinuxLabel (TARGET: struct shim_process), linux.seccomp
+ * (TARGET: struct shim_config). */
+int config_parse_capabilities (struct config_ctx *c, yajl_val v, const char *path, void *target);
+int config_parse_apparmor_profile (struct config_ctx *c, yajl_val v, const char *path, void *target);
+int config_parse_selinux_label (struct config_ctx *c, yajl_val v, const char *path, void *target);
+int config_parse_seccomp (struct config_ctx *c, yajl_val v, const char *path, void *target);
+void config_seccomp_free (struct shim_seccomp *s);
+
+/* config_validate.c: what the walk cannot check field by field (required
+ * fields, the namespaces others need, the user namespace's mappings). */
+int config_validate (struct config_ctx *c, const struct shim_config *cfg);
 
 #endif

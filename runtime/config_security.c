@@ -55,21 +55,21 @@ cap_lookup (const char *name, uint64_t *bit)
 }
 
 static int
-parse_cap_set (struct ctx *c, yajl_val v, const char *path, uint64_t *mask)
+parse_cap_set (struct config_ctx *c, yajl_val v, const char *path, uint64_t *mask)
 {
   size_t i;
 
   if (is_absent (v))
     return 0;
   if (!YAJL_IS_ARRAY (v))
-    return type_error (c, path, "array of strings", v);
+    return config_type_error (c, path, "array of strings", v);
   for (i = 0; i < v->u.array.len; i++)
     {
       yajl_val e = v->u.array.values[i];
-      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *ep = config_path_index (path, i);
       uint64_t bit;
       if (!YAJL_IS_STRING (e))
-        return type_error (c, ep, "string", e);
+        return config_type_error (c, ep, "string", e);
       if (cap_lookup (e->u.string, &bit) < 0)
         return shim_error_plain (c->err, EINVAL, "%s: unknown capability \"%s\"", ep, e->u.string);
       *mask |= bit;
@@ -78,7 +78,7 @@ parse_cap_set (struct ctx *c, yajl_val v, const char *path, uint64_t *mask)
 }
 
 int
-parse_capabilities (struct ctx *c, yajl_val v, const char *path, void *target)
+config_parse_capabilities (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
   struct shim_capabilities *caps = &((struct shim_process *) target)->caps;
   const struct
@@ -93,10 +93,10 @@ parse_capabilities (struct ctx *c, yajl_val v, const char *path, void *target)
   size_t i;
 
   if (!YAJL_IS_OBJECT (v))
-    return type_error (c, path, "object", v);
+    return config_type_error (c, path, "object", v);
   for (i = 0; i < N_ELEMS (sets); i++)
     {
-      cleanup_free char *p = path_key (path, sets[i].key);
+      cleanup_free char *p = config_path_key (path, sets[i].key);
       if (parse_cap_set (c, get_key (v, sets[i].key), p, sets[i].mask) < 0)
         return -1;
     }
@@ -106,15 +106,15 @@ parse_capabilities (struct ctx *c, yajl_val v, const char *path, void *target)
 /* ---- LSM labels: applied (or refused) by security.c, which knows the host ---- */
 
 int
-parse_apparmor_profile (struct ctx *c, yajl_val v, const char *path, void *target)
+config_parse_apparmor_profile (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
-  return get_string (c, v, path, &((struct shim_process *) target)->apparmor_profile);
+  return config_get_string (c, v, path, &((struct shim_process *) target)->apparmor_profile);
 }
 
 int
-parse_selinux_label (struct ctx *c, yajl_val v, const char *path, void *target)
+config_parse_selinux_label (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
-  return get_string (c, v, path, &((struct shim_process *) target)->selinux_label);
+  return config_get_string (c, v, path, &((struct shim_process *) target)->selinux_label);
 }
 
 /* ---- linux.seccomp ---- */
@@ -167,14 +167,14 @@ static const struct
  * its errnoRet (ERRNO_V, possibly absent) → one SCMP_ACT_* value.  As runc,
  * SCMP_ACT_ERRNO and SCMP_ACT_TRACE return EPERM unless errnoRet says. */
 static int
-resolve_action (struct ctx *c, yajl_val act, const char *act_path, yajl_val errno_v, const char *errno_path,
-                uint32_t *out, bool *notify)
+resolve_action (struct config_ctx *c, yajl_val act, const char *act_path, yajl_val errno_v,
+                const char *errno_path, uint32_t *out, bool *notify)
 {
   uint64_t e = EPERM;
   size_t i;
 
   if (!YAJL_IS_STRING (act))
-    return type_error (c, act_path, "string", act);
+    return config_type_error (c, act_path, "string", act);
   for (i = 0; i < N_ELEMS (seccomp_actions); i++)
     if (strcmp (seccomp_actions[i].name, act->u.string) == 0)
       break;
@@ -185,7 +185,7 @@ resolve_action (struct ctx *c, yajl_val act, const char *act_path, yajl_val errn
       if (seccomp_actions[i].kind != ACT_ERRNO)
         return shim_error_plain (c->err, EINVAL, "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s",
                                  errno_path, act->u.string);
-      if (get_u64 (c, errno_v, errno_path, &e) < 0)
+      if (config_get_u64 (c, errno_v, errno_path, &e) < 0)
         return -1;
       /* The filter's return value holds 16 bits of data. */
       if (e > 0xffff)
@@ -200,25 +200,25 @@ resolve_action (struct ctx *c, yajl_val act, const char *act_path, yajl_val errn
 }
 
 static int
-parse_seccomp_arg (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp_arg *a)
+parse_seccomp_arg (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp_arg *a)
 {
   yajl_val idx, op, val, val2;
-  cleanup_free char *ip = path_key (path, "index");
-  cleanup_free char *op_path = path_key (path, "op");
-  cleanup_free char *vp = path_key (path, "value");
-  cleanup_free char *v2p = path_key (path, "valueTwo");
+  cleanup_free char *ip = config_path_key (path, "index");
+  cleanup_free char *op_path = config_path_key (path, "op");
+  cleanup_free char *vp = config_path_key (path, "value");
+  cleanup_free char *v2p = config_path_key (path, "valueTwo");
   uint64_t index = 0;
   size_t i;
 
   if (!YAJL_IS_OBJECT (v))
-    return type_error (c, path, "object", v);
+    return config_type_error (c, path, "object", v);
   idx = get_key (v, "index");
   op = get_key (v, "op");
   val = get_key (v, "value");
   val2 = get_key (v, "valueTwo");
   if (is_absent (idx))
     return shim_error_plain (c->err, EINVAL, "%s: required", ip);
-  if (get_u64 (c, idx, ip, &index) < 0)
+  if (config_get_u64 (c, idx, ip, &index) < 0)
     return -1;
   if (index > 5)
     return shim_error_plain (c->err, ERANGE, "%s: %" PRIu64 " is not a syscall argument (0 to 5)", ip, index);
@@ -226,7 +226,7 @@ parse_seccomp_arg (struct ctx *c, yajl_val v, const char *path, struct shim_secc
   if (is_absent (op))
     return shim_error_plain (c->err, EINVAL, "%s: required", op_path);
   if (!YAJL_IS_STRING (op))
-    return type_error (c, op_path, "string", op);
+    return config_type_error (c, op_path, "string", op);
   for (i = 0; i < N_ELEMS (seccomp_ops); i++)
     if (strcmp (seccomp_ops[i].name, op->u.string) == 0)
       break;
@@ -235,29 +235,29 @@ parse_seccomp_arg (struct ctx *c, yajl_val v, const char *path, struct shim_secc
   a->op = seccomp_ops[i].op;
   if (is_absent (val))
     return shim_error_plain (c->err, EINVAL, "%s: required", vp);
-  if (get_u64 (c, val, vp, &a->value) < 0)
+  if (config_get_u64 (c, val, vp, &a->value) < 0)
     return -1;
-  if (!is_absent (val2) && get_u64 (c, val2, v2p, &a->value_two) < 0)
+  if (!is_absent (val2) && config_get_u64 (c, val2, v2p, &a->value_two) < 0)
     return -1;
   return 0;
 }
 
 static int
-parse_seccomp_rule (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp_rule *r, bool *notify)
+parse_seccomp_rule (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp_rule *r, bool *notify)
 {
   yajl_val names, args;
-  cleanup_free char *np = path_key (path, "names");
-  cleanup_free char *ap = path_key (path, "action");
-  cleanup_free char *ep = path_key (path, "errnoRet");
-  cleanup_free char *argp = path_key (path, "args");
+  cleanup_free char *np = config_path_key (path, "names");
+  cleanup_free char *ap = config_path_key (path, "action");
+  cleanup_free char *ep = config_path_key (path, "errnoRet");
+  cleanup_free char *argp = config_path_key (path, "args");
   size_t i;
 
   if (!YAJL_IS_OBJECT (v))
-    return type_error (c, path, "object", v);
+    return config_type_error (c, path, "object", v);
   names = get_key (v, "names");
   if (is_absent (names))
     return shim_error_plain (c->err, EINVAL, "%s: required", np);
-  if (get_string_array (c, names, np, &r->names, &r->n_names) < 0)
+  if (config_get_string_array (c, names, np, &r->names, &r->n_names) < 0)
     return -1;
   if (r->n_names == 0)
     return shim_error_plain (c->err, EINVAL, "%s: must name at least one syscall", np);
@@ -269,13 +269,13 @@ parse_seccomp_rule (struct ctx *c, yajl_val v, const char *path, struct shim_sec
   if (is_absent (args))
     return 0;
   if (!YAJL_IS_ARRAY (args))
-    return type_error (c, argp, "array", args);
+    return config_type_error (c, argp, "array", args);
   r->args = calloc (args->u.array.len + 1, sizeof (*r->args));
   if (r->args == NULL)
     return shim_error_errno (c->err, "%s", argp);
   for (i = 0; i < args->u.array.len; i++)
     {
-      cleanup_free char *p = path_index (argp, i);
+      cleanup_free char *p = config_path_index (argp, i);
       if (parse_seccomp_arg (c, args->u.array.values[i], p, &r->args[i]) < 0)
         return -1;
       r->n_args++;
@@ -284,18 +284,18 @@ parse_seccomp_rule (struct ctx *c, yajl_val v, const char *path, struct shim_sec
 }
 
 static int
-parse_seccomp_syscalls (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+parse_seccomp_syscalls (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
 {
   size_t i;
 
   if (!YAJL_IS_ARRAY (v))
-    return type_error (c, path, "array", v);
+    return config_type_error (c, path, "array", v);
   s->syscalls = calloc (v->u.array.len + 1, sizeof (*s->syscalls));
   if (s->syscalls == NULL)
     return shim_error_errno (c->err, "%s", path);
   for (i = 0; i < v->u.array.len; i++)
     {
-      cleanup_free char *p = path_index (path, i);
+      cleanup_free char *p = config_path_index (path, i);
       /* Counted first: a half-parsed rule is freed with the rest. */
       s->n_syscalls++;
       if (parse_seccomp_rule (c, v->u.array.values[i], p, &s->syscalls[i], &s->uses_notify) < 0)
@@ -326,23 +326,23 @@ shim_seccomp_arch_known (const char *spec_name)
 }
 
 static int
-parse_seccomp_arches (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+parse_seccomp_arches (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
 {
   size_t i;
 
   if (!YAJL_IS_ARRAY (v))
-    return type_error (c, path, "array of strings", v);
+    return config_type_error (c, path, "array of strings", v);
   s->architectures = calloc (v->u.array.len + 1, sizeof (uint32_t));
   if (s->architectures == NULL)
     return shim_error_errno (c->err, "%s", path);
   for (i = 0; i < v->u.array.len; i++)
     {
       yajl_val e = v->u.array.values[i];
-      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *ep = config_path_index (path, i);
       uint32_t arch;
 
       if (!YAJL_IS_STRING (e))
-        return type_error (c, ep, "string", e);
+        return config_type_error (c, ep, "string", e);
       arch = spec_arch_resolve (e->u.string);
       if (arch == 0)
         return shim_error_plain (c->err, EINVAL, "%s: unknown architecture \"%s\"", ep, e->u.string);
@@ -352,18 +352,18 @@ parse_seccomp_arches (struct ctx *c, yajl_val v, const char *path, struct shim_s
 }
 
 static int
-parse_seccomp_flags (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+parse_seccomp_flags (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
 {
   size_t i, j;
 
   if (!YAJL_IS_ARRAY (v))
-    return type_error (c, path, "array of strings", v);
+    return config_type_error (c, path, "array of strings", v);
   for (i = 0; i < v->u.array.len; i++)
     {
       yajl_val e = v->u.array.values[i];
-      cleanup_free char *ep = path_index (path, i);
+      cleanup_free char *ep = config_path_index (path, i);
       if (!YAJL_IS_STRING (e))
-        return type_error (c, ep, "string", e);
+        return config_type_error (c, ep, "string", e);
       for (j = 0; j < N_ELEMS (seccomp_flags); j++)
         if (strcmp (seccomp_flags[j].name, e->u.string) == 0)
           break;
@@ -375,29 +375,25 @@ parse_seccomp_flags (struct ctx *c, yajl_val v, const char *path, struct shim_se
 }
 
 static int
-parse_seccomp_object (struct ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
+parse_seccomp_object (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
 {
   yajl_val act = get_key (v, "defaultAction"), x;
-  cleanup_free char *dp = path_key (path, "defaultAction");
-  cleanup_free char *ep = path_key (path, "defaultErrnoRet");
-  cleanup_free char *lp = path_key (path, "listenerPath");
-  cleanup_free char *mp = path_key (path, "listenerMetadata");
-  cleanup_free char *ap = path_key (path, "architectures");
-  cleanup_free char *fp = path_key (path, "flags");
-  cleanup_free char *sp = path_key (path, "syscalls");
+  cleanup_free char *dp = config_path_key (path, "defaultAction");
+  cleanup_free char *ep = config_path_key (path, "defaultErrnoRet");
+  cleanup_free char *lp = config_path_key (path, "listenerPath");
+  cleanup_free char *mp = config_path_key (path, "listenerMetadata");
+  cleanup_free char *ap = config_path_key (path, "architectures");
+  cleanup_free char *fp = config_path_key (path, "flags");
+  cleanup_free char *sp = config_path_key (path, "syscalls");
   bool default_notify = false;
   size_t i;
 
   for (i = 0; i < v->u.object.len; i++)
-    {
-      size_t j;
-      for (j = 0; j < i; j++)
-        if (strcmp (v->u.object.keys[i], v->u.object.keys[j]) == 0)
-          {
-            cleanup_free char *kp = path_key (path, v->u.object.keys[i]);
-            return shim_error_plain (c->err, EINVAL, "%s: given twice", kp);
-          }
-    }
+    if (config_key_repeated (v, i))
+      {
+        cleanup_free char *kp = config_path_key (path, v->u.object.keys[i]);
+        return shim_error_plain (c->err, EINVAL, "%s: given twice", kp);
+      }
   if (is_absent (act))
     return shim_error_plain (c->err, EINVAL, "%s: required", dp);
   if (resolve_action (c, act, dp, get_key (v, "defaultErrnoRet"), ep, &s->default_action, &default_notify) < 0)
@@ -412,12 +408,12 @@ parse_seccomp_object (struct ctx *c, yajl_val v, const char *path, struct shim_s
     return -1;
   if (!is_absent (x = get_key (v, "listenerPath")))
     {
-      if (get_string (c, x, lp, &s->listener_path) < 0)
+      if (config_get_string (c, x, lp, &s->listener_path) < 0)
         return -1;
       if (s->listener_path[0] != '/')
         return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", lp, s->listener_path);
     }
-  if (!is_absent (x = get_key (v, "listenerMetadata")) && get_string (c, x, mp, &s->listener_metadata) < 0)
+  if (!is_absent (x = get_key (v, "listenerMetadata")) && config_get_string (c, x, mp, &s->listener_metadata) < 0)
     return -1;
   if (!is_absent (x = get_key (v, "syscalls")) && parse_seccomp_syscalls (c, x, sp, s) < 0)
     return -1;
@@ -427,12 +423,12 @@ parse_seccomp_object (struct ctx *c, yajl_val v, const char *path, struct shim_s
 }
 
 int
-parse_seccomp (struct ctx *c, yajl_val v, const char *path, void *target)
+config_parse_seccomp (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
   struct shim_config *cfg = target;
 
   if (!YAJL_IS_OBJECT (v))
-    return type_error (c, path, "object", v);
+    return config_type_error (c, path, "object", v);
   cfg->seccomp = calloc (1, sizeof (*cfg->seccomp));
   if (cfg->seccomp == NULL)
     return shim_error_errno (c->err, "%s", path);
@@ -440,7 +436,7 @@ parse_seccomp (struct ctx *c, yajl_val v, const char *path, void *target)
 }
 
 void
-seccomp_config_free (struct shim_seccomp *s)
+config_seccomp_free (struct shim_seccomp *s)
 {
   size_t i, j;
 

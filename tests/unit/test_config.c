@@ -686,6 +686,50 @@ test_userns_and_devices (void)
   }
 }
 
+/* The two lists and parsers outside shim_config_parse: the mount option
+ * names `features` prints (mount(2) flags, then the propagation names), and
+ * `update --resources`, a linux.resources object as a whole document. */
+static void
+test_option_names_and_update (void)
+{
+  const char *json = "{\"memory\": {\"limit\": 1048576}, \"pids\": {\"limit\": 10}}";
+  const char nul[] = "{\"pids\": {\"limit\": 1}}\0";
+  struct cgroup_resources r;
+  shim_error_t err = NULL;
+  size_t i, n_prop = 0;
+  bool has_ro = false;
+
+  for (i = 0; shim_mount_option_name (i) != NULL; i++)
+    {
+      const char *o = shim_mount_option_name (i);
+      has_ro = has_ro || strcmp (o, "ro") == 0;
+      if (strstr (o, "private") || strstr (o, "shared") || strstr (o, "slave") || strstr (o, "unbindable"))
+        n_prop++;
+    }
+  ok (has_ro, "mount option names: ro");
+  is_int (n_prop, 8, "mount option names: the 8 propagations");
+  is_str (shim_mount_option_name (i - 1), "runbindable", "mount option names: propagations come last");
+
+  ok (shim_resources_parse (json, strlen (json), &r, &err) == 0, "update resources parse");
+  ok (r.has_memory_limit && r.memory_limit == 1048576, "update: memory.limit");
+  ok (r.has_pids_limit && r.pids_limit == 10, "update: pids.limit");
+  ok (!r.has_cpu_shares, "update: no cpu.shares unless given");
+  shim_resources_free (&r);
+
+  ok (shim_resources_parse ("{\"pids\": ", 9, &r, &err) < 0, "update: malformed JSON fails");
+  has_str (err ? err->msg : "", "line 1, column", "update: with line and column");
+  shim_resources_free (&r);
+  shim_error_release (&err);
+  ok (shim_resources_parse (nul, sizeof (nul) - 1, &r, &err) < 0, "update: a NUL byte fails");
+  is_str (err ? err->msg : "", "contains a NUL byte", "update: and says so");
+  shim_resources_free (&r);
+  shim_error_release (&err);
+  ok (shim_resources_parse ("{\"pids\": {\"limit\": \"x\"}}", 24, &r, &err) < 0, "update: a bad type fails");
+  is_str (err ? err->msg : "", "resources.pids.limit: expected integer, got string", "update: names the path");
+  shim_resources_free (&r);
+  shim_error_release (&err);
+}
+
 int
 main (void)
 {
@@ -701,5 +745,6 @@ main (void)
   test_misc_errors ();
   test_mount_options ();
   test_userns_and_devices ();
+  test_option_names_and_update ();
   return done_testing ();
 }

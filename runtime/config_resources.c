@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* linux.resources (memory, pids, cpu, blockIO, unified, devices) into a
+ * struct cgroup_resources, each value with whether it was given; also the
+ * whole document of `update --resources`. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "runtime/config_internal.h"
+#include "common/json.h"
+#include "common/util.h"
+
+/* linux.resources: each value recorded with whether it was present. */
+static int
+res_i64 (struct config_ctx *c, yajl_val obj, const char *path, const char *key, bool *has, int64_t *out)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  cleanup_free char *p = config_path_key (path, key);
+  if (v == NULL || YAJL_IS_NULL (v))
+    return 0;
+  *has = true;
+  return config_get_i64 (c, v, p, out);
+}
+
+static int
+res_u64 (struct config_ctx *c, yajl_val obj, const char *path, const char *key, bool *has, uint64_t *out)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  cleanup_free char *p = config_path_key (path, key);
+  if (v == NULL || YAJL_IS_NULL (v))
+    return 0;
+  *has = true;
+  return config_get_u64 (c, v, p, out);
+}
+
+static int
+res_str (struct config_ctx *c, yajl_val obj, const char *path, const char *key, char **out)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  cleanup_free char *p = config_path_key (path, key);
+  if (v == NULL || YAJL_IS_NULL (v))
+    return 0;
+  return config_get_string (c, v, p, out);
+}
+
+static int
+parse_res_memory (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct cgroup_resources *r = target;
+  size_t i;
+  if (!YAJL_IS_OBJECT (v))
+    return config_type_error (c, path, "object", v);
+  if (res_i64 (c, v, path, "limit", &r->has_memory_limit, &r->memory_limit) < 0
+      || res_i64 (c, v, path, "reservation", &r->has_memory_reservation, &r->memory_reservation) < 0
+      || res_i64 (c, v, path, "swap", &r->has_memory_swap, &r->memory_swap) < 0)
+    return -1;
+  if (r->has_memory_limit && r->memory_limit < -1)
+    return shim_error_plain (c->err, EINVAL, "%s.limit: %" PRId64 " is not a byte count or -1", path,
+                       r->memory_limit);
+  /* runc reads 0 as "not set", and engines rely on it. */
+  if (r->has_memory_limit && r->memory_limit == 0)
+    r->has_memory_limit = false;
+  if (r->has_memory_swap && r->memory_swap < -1)
+    return shim_error_plain (c->err, EINVAL, "%s.swap: %" PRId64 " is not a byte count or -1", path,
+                       r->memory_swap);
+  if (r->has_memory_swap && r->memory_swap >= 0 && r->has_memory_limit && r->memory_limit > 0
+      && r->memory_swap < r->memory_limit)
+    return shim_error_plain (c->err, EINVAL, "%s.swap: %" PRId64 " is below limit %" PRId64
+                       " (swap counts memory plus swap)", path, r->memory_swap, r->memory_limit);
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      const char *k = v->u.object.keys[i];
+      if (strcmp (k, "limit") && strcmp (k, "reservation") && strcmp (k, "swap"))
+        {
+          cleanup_free char *p = config_path_key (path, k);
+          config_warn (c, p, "not applied on cgroup v2");
+        }
+    }
+  return 0;
+}
+
+static int
+parse_res_pids (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct cgroup_resources *r = target;
+  if (!YAJL_IS_OBJECT (v))
+    return config_type_error (c, path, "object", v);
+  return res_i64 (c, v, path, "limit", &r->has_pids_limit, &r->pids_limit);
+}
+
+static int
+parse_res_cpu (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct cgroup_resources *r = target;
+  if (!YAJL_IS_OBJECT (v))
+    return config_type_error (c, path, "object", v);
+  if (res_u64 (c, v, path, "shares", &r->has_cpu_shares, &r->cpu_shares) < 0
+      || res_i64 (c, v, path, "quota", &r->has_cpu_quota, &r->cpu_quota) < 0
+      || res_u64 (c, v, path, "period", &r->has_cpu_period, &r->cpu_period) < 0
+      || res_str (c, v, path, "cpus", &r->cpu_cpus) < 0 || res_str (c, v, path, "mems", &r->cpu_mems) < 0)
+    return -1;
+  if (r->has_cpu_shares && r->cpu_shares != 0 && (r->cpu_shares < 2 || r->cpu_shares > 262144))
+    return shim_error_plain (c->err, ERANGE, "%s.shares: %" PRIu64 " is outside 2..262144", path,
+                       r->cpu_shares);
+  return 0;
+}
+
+static int
+parse_res_blkio (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct cgroup_resources *r = target;
+  uint64_t w = 0;
+  size_t i;
+  if (!YAJL_IS_OBJECT (v))
+    return config_type_error (c, path, "object", v);
+  if (res_u64 (c, v, path, "weight", &r->has_blkio_weight, &w) < 0)
+    return -1;
+  /* 0 is "not set": Docker sends it for every container, and runc
+   * writes no io.weight for it. */
+  if (r->has_blkio_weight && w == 0)
+    r->has_blkio_weight = false;
+  if (r->has_blkio_weight && (w < 10 || w > 1000))
+    return shim_error_plain (c->err, ERANGE, "%s.weight: %" PRIu64 " is outside 10..1000", path, w);
+  r->blkio_weight = (uint16_t) w;
+  for (i = 0; i < v->u.object.len; i++)
+    if (strcmp (v->u.object.keys[i], "weight") != 0)
+      {
+        cleanup_free char *p = config_path_key (path, v->u.object.keys[i]);
+        config_warn (c, p, "not applied yet");
+      }
+  return 0;
+}
+
+static int
+parse_res_unified (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct cgroup_resources *r = target;
+  size_t i;
+  if (config_get_kv_object (c, v, path, &r->unified, &r->n_unified) < 0)
+    return -1;
+  for (i = 0; i < r->n_unified; i++)
+    if (strchr (r->unified[i].key, '/') || r->unified[i].key[0] == '.'
+        || strchr (r->unified[i].key, '.') == NULL)
+      return shim_error_plain (c->err, EINVAL, "%s: `%s` is not a cgroup v2 file name", path,
+                         r->unified[i].key);
+  return 0;
+}
+
+/* A device number that may be left out (any): -1 then. */
+static int
+get_dev_number (struct config_ctx *c, yajl_val obj, const char *ep, const char *key, int64_t *out)
+{
+  cleanup_free char *p = config_path_key (ep, key);
+  yajl_val v = config_field_of (obj, key);
+  *out = -1;
+  if (v == NULL)
+    return 0;
+  if (config_get_i64 (c, v, p, out) < 0)
+    return -1;
+  if (*out < -1 || *out > UINT32_MAX)
+    return shim_error_plain (c->err, ERANGE, "%s: %" PRId64 " is not a device number (or -1 for any)", p,
+                             *out);
+  return 0;
+}
+
+static int
+parse_res_devices (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct cgroup_resources *r = target;
+  size_t i;
+
+  if (!YAJL_IS_ARRAY (v))
+    return config_type_error (c, path, "array", v);
+  r->has_devices = true;
+  r->devices = calloc (v->u.array.len + 1, sizeof (*r->devices));
+  if (r->devices == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      yajl_val e = v->u.array.values[i], t, a, al;
+      struct cgroup_device_rule *d = &r->devices[i];
+      cleanup_free char *ep = config_path_index (path, i);
+      cleanup_free char *tp = config_path_key (ep, "type");
+      cleanup_free char *ap = config_path_key (ep, "access");
+      cleanup_free char *alp = config_path_key (ep, "allow");
+      const char *s;
+
+      if (!YAJL_IS_OBJECT (e))
+        return config_type_error (c, ep, "object", e);
+      al = config_field_of (e, "allow");
+      if (al == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: required", alp);
+      if (config_get_bool (c, al, alp, &d->allow) < 0)
+        return -1;
+      d->type = 'a';
+      t = config_field_of (e, "type");
+      if (t && !YAJL_IS_STRING (t))
+        return config_type_error (c, tp, "string", t);
+      if (t && (strlen (t->u.string) != 1 || strchr ("abc", t->u.string[0]) == NULL))
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not a device type (a, b or c)", tp, t->u.string);
+      if (t)
+        d->type = t->u.string[0];
+      if (get_dev_number (c, e, ep, "major", &d->major) < 0 || get_dev_number (c, e, ep, "minor", &d->minor) < 0)
+        return -1;
+      /* runc refuses a rule without access; an empty one would match
+       * nothing, which is never what was meant. */
+      a = config_field_of (e, "access");
+      if (a == NULL)
+        return shim_error_plain (c->err, EINVAL, "%s: required (some of r, w, m)", ap);
+      if (!YAJL_IS_STRING (a))
+        return config_type_error (c, ap, "string", a);
+      for (s = a->u.string; *s; s++)
+        d->access |= *s == 'r' ? CGROUP_DEV_READ : *s == 'w' ? CGROUP_DEV_WRITE : *s == 'm' ? CGROUP_DEV_MKNOD : 0x100;
+      if (d->access == 0 || d->access & 0x100)
+        return shim_error_plain (c->err, EINVAL, "%s: `%s` is not made of r, w and m", ap, a->u.string);
+      r->n_devices++;
+    }
+  return 0;
+}
+
+static const struct config_field resources_fields[] = {
+  { "memory", parse_res_memory, NULL },
+  { "pids", parse_res_pids, NULL },
+  { "cpu", parse_res_cpu, NULL },
+  { "blockIO", parse_res_blkio, NULL },
+  { "unified", parse_res_unified, NULL },
+  { "devices", parse_res_devices, NULL },
+  { "hugepageLimits", NULL, "not applied yet" },
+  { "network", NULL, "not applied on cgroup v2" },
+  { "rdma", NULL, "not applied yet" },
+  { NULL, NULL, NULL },
+};
+
+/* linux.resources of config.json. */
+int
+config_parse_resources (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  struct shim_config *cfg = target;
+  cfg->has_resources = true;
+  return config_walk_object (c, v, path, resources_fields, &cfg->resources);
+}
+
+/* `update --resources FILE`: the same object as a whole document. */
+int
+shim_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err)
+{
+  cleanup_yajl_val yajl_val root = NULL;
+  struct config_ctx c = { .err = err };
+
+  memset (out, 0, sizeof (*out));
+  if (config_tree_parse (json, len, "resources", &root, err) < 0)
+    return -1;
+  return config_walk_object (&c, root, "resources", resources_fields, out);
+}
+
+void
+shim_resources_free (struct cgroup_resources *r)
+{
+  free (r->cpu_cpus);
+  free (r->cpu_mems);
+  config_free_kv (r->unified, r->n_unified);
+  free (r->devices);
+  memset (r, 0, sizeof (*r));
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The config parser's toolkit, used by every section file: typed getters
+ * that name the JSON path in their errors, the table walker, warnings, the
+ * propagation names, the document parser with line:column syntax errors,
+ * and the matching free helpers.  It knows no section of config.json. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <yajl/yajl_parse.h>
+#include <yajl/yajl_tree.h>
+
+#include "runtime/config_internal.h"
+#include "common/util.h"
+
+void
+config_warn (struct config_ctx *c, const char *path, const char *why)
+{
+  if (c->warn)
+    c->warn (c->opaque, path, why);
+}
+
+const char *
+config_type_name (yajl_val v)
+{
+  if (v == NULL || YAJL_IS_NULL (v))
+    return "null";
+  if (YAJL_IS_STRING (v))
+    return "string";
+  if (YAJL_IS_NUMBER (v))
+    return "number";
+  if (YAJL_IS_OBJECT (v))
+    return "object";
+  if (YAJL_IS_ARRAY (v))
+    return "array";
+  return "boolean";
+}
+
+int
+config_type_error (struct config_ctx *c, const char *path, const char *want, yajl_val v)
+{
+  return shim_error_plain (c->err, EINVAL, "%s: expected %s, got %s", path, want, config_type_name (v));
+}
+
+/* Child path "parent.key" or "parent[i]"; the caller frees it. */
+char *
+config_path_key (const char *parent, const char *key)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s%s%s", parent, *parent ? "." : "", key) < 0)
+    return NULL;
+  return p;
+}
+
+char *
+config_path_index (const char *parent, size_t i)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s[%zu]", parent, i) < 0)
+    return NULL;
+  return p;
+}
+
+int
+config_get_string (struct config_ctx *c, yajl_val v, const char *path, char **out)
+{
+  if (!YAJL_IS_STRING (v))
+    return config_type_error (c, path, "string", v);
+  *out = strdup (v->u.string);
+  if (*out == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  return 0;
+}
+
+int
+config_get_bool (struct config_ctx *c, yajl_val v, const char *path, bool *out)
+{
+  if (YAJL_IS_TRUE (v))
+    *out = true;
+  else if (YAJL_IS_FALSE (v))
+    *out = false;
+  else
+    return config_type_error (c, path, "boolean", v);
+  return 0;
+}
+
+int
+config_get_i64 (struct config_ctx *c, yajl_val v, const char *path, int64_t *out)
+{
+  if (!YAJL_IS_NUMBER (v) || util_parse_i64 (v->u.number.r, out) < 0)
+    return config_type_error (c, path, "integer", v);
+  return 0;
+}
+
+int
+config_get_u64 (struct config_ctx *c, yajl_val v, const char *path, uint64_t *out)
+{
+  /* yajl's own integer is int64: rlimits use 2^64-1, so parse the text. */
+  if (!YAJL_IS_NUMBER (v) || util_parse_u64 (v->u.number.r, out) < 0)
+    return config_type_error (c, path, "non-negative integer", v);
+  return 0;
+}
+
+int
+config_get_u32 (struct config_ctx *c, yajl_val v, const char *path, uint32_t *out)
+{
+  uint64_t u = 0;
+  if (config_get_u64 (c, v, path, &u) < 0)
+    return -1;
+  if (u > UINT32_MAX)
+    return shim_error_plain (c->err, ERANGE, "%s: %" PRIu64 " is out of range", path, u);
+  *out = (uint32_t) u;
+  return 0;
+}
+
+/* A NULL-terminated string array. */
+int
+config_get_string_array (struct config_ctx *c, yajl_val v, const char *path, char ***out, size_t *n)
+{
+  size_t i;
+  char **a;
+
+  if (!YAJL_IS_ARRAY (v))
+    return config_type_error (c, path, "array of strings", v);
+  a = calloc (v->u.array.len + 1, sizeof (char *));
+  if (a == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  *out = a;
+  *n = v->u.array.len;
+  for (i = 0; i < v->u.array.len; i++)
+    {
+      cleanup_free char *p = config_path_index (path, i);
+      if (config_get_string (c, v->u.array.values[i], p, &a[i]) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+int
+config_get_kv_object (struct config_ctx *c, yajl_val v, const char *path, struct util_kv **out, size_t *n)
+{
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return config_type_error (c, path, "object", v);
+  *out = calloc (v->u.object.len + 1, sizeof (struct util_kv));
+  if (*out == NULL)
+    return shim_error_errno (c->err, "%s", path);
+  *n = v->u.object.len;
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      cleanup_free char *p = config_path_key (path, v->u.object.keys[i]);
+      (*out)[i].key = strdup (v->u.object.keys[i]);
+      if ((*out)[i].key == NULL || config_get_string (c, v->u.object.values[i], p, &(*out)[i].value) < 0)
+        return shim_error_errno (c->err, "%s", p);
+    }
+  return 0;
+}
+
+/* Whether the object's I-th key already came before it. */
+bool
+config_key_repeated (yajl_val obj, size_t i)
+{
+  size_t j;
+  for (j = 0; j < i; j++)
+    if (strcmp (obj->u.object.keys[j], obj->u.object.keys[i]) == 0)
+      return true;
+  return false;
+}
+
+int
+config_walk_object (struct config_ctx *c, yajl_val v, const char *path, const struct config_field *fields,
+                    void *target)
+{
+  size_t i;
+
+  if (!YAJL_IS_OBJECT (v))
+    return config_type_error (c, path, "object", v);
+  for (i = 0; i < v->u.object.len; i++)
+    {
+      const struct config_field *f;
+      cleanup_free char *p = config_path_key (path, v->u.object.keys[i]);
+      if (p == NULL)
+        return shim_error_errno (c->err, "%s", path);
+      for (f = fields; f->key; f++)
+        if (strcmp (f->key, v->u.object.keys[i]) == 0)
+          break;
+      if (f->key == NULL)
+        continue;
+      /* yajl keeps both copies of a repeated key; the parsers fill their
+       * target once (a second `mounts` would meet the first's count). */
+      if (config_key_repeated (v, i))
+        return shim_error_plain (c->err, EINVAL, "%s: given twice", p);
+      if (f->unsupported)
+        {
+          config_warn (c, p, f->unsupported);
+          continue;
+        }
+      if (f->fn (c, v->u.object.values[i], p, target) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* ---- mount propagation: mounts[].options and linux.rootfsPropagation ---- */
+
+static const struct
+{
+  const char *name;
+  unsigned long flag;
+} propagation_flags[] = {
+  { "private", MS_PRIVATE },        { "rprivate", MS_PRIVATE | MS_REC },
+  { "shared", MS_SHARED },          { "rshared", MS_SHARED | MS_REC },
+  { "slave", MS_SLAVE },            { "rslave", MS_SLAVE | MS_REC },
+  { "unbindable", MS_UNBINDABLE },  { "runbindable", MS_UNBINDABLE | MS_REC },
+};
+
+int
+config_propagation_lookup (const char *name, unsigned long *out)
+{
+  size_t i;
+  for (i = 0; i < sizeof (propagation_flags) / sizeof (propagation_flags[0]); i++)
+    if (strcmp (propagation_flags[i].name, name) == 0)
+      {
+        *out = propagation_flags[i].flag;
+        return 0;
+      }
+  return -1;
+}
+
+const char *
+config_propagation_name (size_t i)
+{
+  return i < sizeof (propagation_flags) / sizeof (propagation_flags[0]) ? propagation_flags[i].name : NULL;
+}
+
+/* ---- JSON documents and trees ---- */
+
+/* Field KEY of object OBJ, NULL when absent or null. */
+yajl_val
+config_field_of (yajl_val obj, const char *key)
+{
+  const char *k[] = { key, NULL };
+  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
+  return v == NULL || YAJL_IS_NULL (v) ? NULL : v;
+}
+
+/* yajl_tree only says what is wrong; rerun the event parser (error path
+ * only) for the byte offset and turn it into line:column. */
+static int
+syntax_error (const char *file, const char *json, size_t len, const char *what, shim_error_t *err)
+{
+  yajl_handle h = yajl_alloc (NULL, NULL, NULL);
+  size_t off = len, i, line = 1, col = 1;
+  cleanup_free char *reason = NULL;
+
+  /* A failure in yajl_complete_parse is at the end of the input.  The
+   * event parser must accept what yajl_tree_parse accepts (comments), or
+   * it would stop at a comment before the real error. */
+  if (h)
+    {
+      yajl_config (h, yajl_allow_comments, 1);
+      /* yajl counts the offending token as consumed: point at its last
+       * byte, not at the one after it. */
+      if (yajl_parse (h, (const unsigned char *) json, len) != yajl_status_ok)
+        {
+          off = yajl_get_bytes_consumed (h);
+          if (off > 0)
+            off--;
+        }
+      yajl_free (h);
+    }
+  if (off > len)
+    off = len;
+  for (i = 0; i < off; i++)
+    if (json[i] == '\n')
+      {
+        line++;
+        col = 1;
+      }
+    else
+      col++;
+  /* yajl's message carries a multi-line excerpt: keep its first line. */
+  reason = strndup (what, strcspn (what, "\n"));
+  return shim_error_plain (err, EINVAL, "%s%sline %zu, column %zu: malformed JSON: %s", file ? file : "",
+                           file ? ":" : "", line, col,
+                     reason && *reason ? reason : "syntax error");
+}
+
+int
+config_tree_parse (const char *json, size_t len, const char *what, yajl_val *out, shim_error_t *err)
+{
+  cleanup_free char *copy = NULL;
+  char errbuf[1024] = "";
+
+  /* yajl_tree_parse wants a NUL-terminated buffer and stops at a NUL. */
+  if (memchr (json, '\0', len) != NULL)
+    return shim_error_plain (err, EINVAL, "contains a NUL byte");
+  copy = strndup (json, len);
+  if (copy == NULL)
+    return shim_error_errno (err, "%s", what);
+  *out = yajl_tree_parse (copy, errbuf, sizeof (errbuf));
+  if (*out == NULL)
+    return syntax_error (NULL, json, len, errbuf, err);
+  return 0;
+}
+
+/* ---- freeing what the getters allocated ---- */
+
+void
+config_free_strv (char **v, size_t n)
+{
+  size_t i;
+  if (v == NULL)
+    return;
+  for (i = 0; i < n; i++)
+    free (v[i]);
+  free (v);
+}
+
+void
+config_free_kv (struct util_kv *kv, size_t n)
+{
+  size_t i;
+  if (kv == NULL)
+    return;
+  for (i = 0; i < n; i++)
+    {
+      free (kv[i].key);
+      free (kv[i].value);
+    }
+  free (kv);
+}
