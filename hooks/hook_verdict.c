@@ -68,15 +68,9 @@ hook_verdict_compute (const char *id, const struct watch_record *r, const char *
 }
 
 static yajl_gen_status
-gen_str (yajl_gen g, const char *s)
-{
-  return yajl_gen_string (g, (const unsigned char *) s, strlen (s));
-}
-
-static yajl_gen_status
 gen_str_or_null (yajl_gen g, const char *s)
 {
-  return s ? gen_str (g, s) : yajl_gen_null (g);
+  return s ? json_gen_str (g, s) : yajl_gen_null (g);
 }
 
 int
@@ -92,30 +86,24 @@ hook_verdict_document (const char *id, const struct verdict *v, enum hook_record
   if (g == NULL)
     return shim_error_plain (err, ENOMEM, "generate the verdict file");
   util_rfc3339_now (now, sizeof now);
-#define STEP(x)                                                                                    \
-  do                                                                                               \
-    if (st == yajl_gen_status_ok)                                                                  \
-      st = (x);                                                                                    \
-  while (0)
-  STEP (yajl_gen_map_open (g));
-  STEP (gen_str (g, "id"));
-  STEP (gen_str (g, id));
-  STEP (gen_str (g, "written_at"));
-  STEP (gen_str (g, now));
-  STEP (gen_str (g, "stage"));
-  STEP (gen_str (g, "poststop"));
-  STEP (gen_str (g, "exit_status_known"));
-  STEP (yajl_gen_bool (g, 0));
-  STEP (gen_str (g, "record"));
-  STEP (gen_str (g, hook_record_kind_name (kind)));
-  STEP (gen_str (g, "cgroup"));
-  STEP (gen_str_or_null (g, meta ? meta->cgroup : NULL));
-  STEP (gen_str (g, "bundle"));
-  STEP (gen_str_or_null (g, meta ? meta->bundle : NULL));
-  STEP (gen_str (g, "oom_file"));
-  STEP (yajl_gen_bool (g, oom_file));
-  STEP (gen_str (g, "verdict"));
-#undef STEP
+  JSON_TRY (st, yajl_gen_map_open (g));
+  JSON_TRY (st, json_gen_str (g, "id"));
+  JSON_TRY (st, json_gen_str (g, id));
+  JSON_TRY (st, json_gen_str (g, "written_at"));
+  JSON_TRY (st, json_gen_str (g, now));
+  JSON_TRY (st, json_gen_str (g, "stage"));
+  JSON_TRY (st, json_gen_str (g, "poststop"));
+  JSON_TRY (st, json_gen_str (g, "exit_status_known"));
+  JSON_TRY (st, yajl_gen_bool (g, 0));
+  JSON_TRY (st, json_gen_str (g, "record"));
+  JSON_TRY (st, json_gen_str (g, hook_record_kind_name (kind)));
+  JSON_TRY (st, json_gen_str (g, "cgroup"));
+  JSON_TRY (st, gen_str_or_null (g, meta ? meta->cgroup : NULL));
+  JSON_TRY (st, json_gen_str (g, "bundle"));
+  JSON_TRY (st, gen_str_or_null (g, meta ? meta->bundle : NULL));
+  JSON_TRY (st, json_gen_str (g, "oom_file"));
+  JSON_TRY (st, yajl_gen_bool (g, oom_file));
+  JSON_TRY (st, json_gen_str (g, "verdict"));
   if (st != yajl_gen_status_ok || verdict_gen (g, v, err) < 0
       || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
@@ -134,7 +122,7 @@ gen_value (yajl_gen g, yajl_val v)
   yajl_gen_status st = yajl_gen_status_ok;
 
   if (YAJL_IS_STRING (v))
-    return gen_str (g, v->u.string);
+    return json_gen_str (g, v->u.string);
   if (YAJL_IS_INTEGER (v))
     return yajl_gen_integer (g, YAJL_GET_INTEGER (v));
   if (YAJL_IS_NUMBER (v))
@@ -146,7 +134,7 @@ gen_value (yajl_gen g, yajl_val v)
       st = yajl_gen_map_open (g);
       for (size_t i = 0; st == yajl_gen_status_ok && i < v->u.object.len; i++)
         {
-          st = gen_str (g, v->u.object.keys[i]);
+          st = json_gen_str (g, v->u.object.keys[i]);
           if (st == yajl_gen_status_ok)
             st = gen_value (g, v->u.object.values[i]);
         }
