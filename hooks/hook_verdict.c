@@ -2,9 +2,7 @@
 #include "hooks/hook_verdict.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
@@ -28,7 +26,7 @@ hook_record_kind_name (enum hook_record_kind k)
 /* The last snapshot was read after the cgroup emptied: nothing can change
  * its counters any more. */
 static bool
-record_final (const struct watch_record *r)
+record_final (const struct watcher_record *r)
 {
   const struct cg_snapshot *l = &r->last;
 
@@ -37,7 +35,7 @@ record_final (const struct watch_record *r)
 }
 
 enum hook_record_kind
-hook_verdict_compute (const char *id, const struct watch_record *r, const char *why_missing,
+hook_verdict_compute (const char *id, const struct watcher_record *r, const char *why_missing,
                       struct verdict *v)
 {
   struct verdict_input in = { .container_id = id, .have_status = false };
@@ -48,7 +46,7 @@ hook_verdict_compute (const char *id, const struct watch_record *r, const char *
       verdict_compute (&in, v);
       return HOOK_RECORD_MISSING;
     }
-  watch_record_fill_input (r, &in);
+  watcher_record_fill_input (r, &in);
   /* The limit could be enforced when the memory controller was there. */
   in.memory_limit_enforced = r->have_baseline && (r->baseline.have & CG_SNAP_MAX);
   verdict_compute (&in, v);
@@ -191,15 +189,4 @@ hook_shown_release (struct hook_shown *s)
   free (s->message);
   free (s->hint);
   memset (s, 0, sizeof *s);
-}
-
-int
-hook_oom_file_create (int bundle_fd, shim_error_t *err)
-{
-  int fd = openat (bundle_fd, "oom", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-
-  if (fd < 0)
-    return shim_error_errno (err, "create `<bundle>/oom`");
-  close (fd);
-  return 0;
 }
