@@ -135,12 +135,12 @@ static struct watcher_record
 as_record (const struct monitor *m, bool ended)
 {
   return (struct watcher_record){ .have_baseline = m->have_baseline,
-                                .have_last = m->have_last,
-                                .have_fullest = m->have_fullest,
-                                .baseline = m->baseline,
-                                .last = m->last,
-                                .fullest = m->fullest,
-                                .ended = ended };
+                                  .have_last = m->have_last,
+                                  .have_fullest = m->have_fullest,
+                                  .baseline = m->baseline,
+                                  .last = m->last,
+                                  .fullest = m->fullest,
+                                  .ended = ended };
 }
 
 static const int *
