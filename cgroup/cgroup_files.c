@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/util.h"
 
 /* ---- numbers and lines ------------------------------------------------- */
@@ -414,12 +415,6 @@ static const struct u64_field stat_fields[] = {
 
 #define FIELD(base, off) ((uint64_t *) ((char *) (base) + (off)))
 
-static yajl_gen_status
-gen_key (yajl_gen g, const char *k)
-{
-  return yajl_gen_string (g, (const unsigned char *) k, strlen (k));
-}
-
 /* Values are <= INT64_MAX by construction (parse_number), so the cast keeps
  * them. */
 static yajl_gen_status
@@ -435,7 +430,7 @@ gen_fields (yajl_gen g, const struct u64_field *f, unsigned have, const void *ba
   for (; s == yajl_gen_status_ok && f->key; f++)
     if (have & f->bit)
       {
-        s = gen_key (g, f->key);
+        s = json_gen_str (g, f->key);
         if (s == yajl_gen_status_ok)
           s = gen_u64 (g, *FIELD (base, f->off));
       }
@@ -455,64 +450,58 @@ cg_snapshot_gen (yajl_gen g, const struct cg_snapshot *s, shim_error_t *err)
 {
   yajl_gen_status st = yajl_gen_map_open (g);
 
-#define STEP(x)                                                                                    \
-  do                                                                                               \
-    if (st == yajl_gen_status_ok)                                                                  \
-      st = (x);                                                                                    \
-  while (0)
-#define PART(bit, gen) STEP ((s->have & (bit)) ? (gen) : yajl_gen_null (g))
+#define PART(bit, gen) JSON_TRY (st, (s->have & (bit)) ? (gen) : yajl_gen_null (g))
 
-  STEP (gen_key (g, "memory.events.local"));
+  JSON_TRY (st, json_gen_str (g, "memory.events.local"));
   PART (CG_SNAP_EVENTS_LOCAL, gen_fields (g, events_fields, s->events_local.have, &s->events_local));
-  STEP (gen_key (g, "memory.events"));
+  JSON_TRY (st, json_gen_str (g, "memory.events"));
   PART (CG_SNAP_EVENTS, gen_fields (g, events_fields, s->events.have, &s->events));
-  STEP (gen_key (g, "memory.peak"));
+  JSON_TRY (st, json_gen_str (g, "memory.peak"));
   PART (CG_SNAP_PEAK, gen_u64 (g, s->memory_peak));
-  STEP (gen_key (g, "memory.max"));
+  JSON_TRY (st, json_gen_str (g, "memory.max"));
   PART (CG_SNAP_MAX, gen_limit (g, s->memory_max));
-  STEP (gen_key (g, "memory.swap.max"));
+  JSON_TRY (st, json_gen_str (g, "memory.swap.max"));
   PART (CG_SNAP_SWAP_MAX, gen_limit (g, s->memory_swap_max));
-  STEP (gen_key (g, "memory.stat"));
+  JSON_TRY (st, json_gen_str (g, "memory.stat"));
   if (s->have & CG_SNAP_STAT)
     {
       /* Like gen_fields, plus the estimated flag, which is not a number. */
-      STEP (yajl_gen_map_open (g));
+      JSON_TRY (st, yajl_gen_map_open (g));
       for (const struct u64_field *f = stat_fields; f->key; f++)
         if (s->stat.have & f->bit)
           {
-            STEP (gen_key (g, f->key));
-            STEP (gen_u64 (g, *FIELD (&s->stat, f->off)));
+            JSON_TRY (st, json_gen_str (g, f->key));
+            JSON_TRY (st, gen_u64 (g, *FIELD (&s->stat, f->off)));
           }
       if (s->stat.have & CG_STAT_KERNEL_ESTIMATED)
         {
-          STEP (gen_key (g, "kernel_estimated"));
-          STEP (yajl_gen_bool (g, 1));
+          JSON_TRY (st, json_gen_str (g, "kernel_estimated"));
+          JSON_TRY (st, yajl_gen_bool (g, 1));
         }
-      STEP (yajl_gen_map_close (g));
+      JSON_TRY (st, yajl_gen_map_close (g));
     }
   else
-    STEP (yajl_gen_null (g));
-  STEP (gen_key (g, "cgroup.events"));
+    JSON_TRY (st, yajl_gen_null (g));
+  JSON_TRY (st, json_gen_str (g, "cgroup.events"));
   if (s->have & CG_SNAP_CGROUP_EVENTS)
     {
-      STEP (yajl_gen_map_open (g));
+      JSON_TRY (st, yajl_gen_map_open (g));
       if (s->cgroup_events.have & CG_CEV_POPULATED)
         {
-          STEP (gen_key (g, "populated"));
-          STEP (yajl_gen_bool (g, s->cgroup_events.populated));
+          JSON_TRY (st, json_gen_str (g, "populated"));
+          JSON_TRY (st, yajl_gen_bool (g, s->cgroup_events.populated));
         }
       if (s->cgroup_events.have & CG_CEV_FROZEN)
         {
-          STEP (gen_key (g, "frozen"));
-          STEP (yajl_gen_bool (g, s->cgroup_events.frozen));
+          JSON_TRY (st, json_gen_str (g, "frozen"));
+          JSON_TRY (st, yajl_gen_bool (g, s->cgroup_events.frozen));
         }
-      STEP (yajl_gen_map_close (g));
+      JSON_TRY (st, yajl_gen_map_close (g));
     }
   else
-    STEP (yajl_gen_null (g));
-  STEP (yajl_gen_map_close (g));
+    JSON_TRY (st, yajl_gen_null (g));
+  JSON_TRY (st, yajl_gen_map_close (g));
 #undef PART
-#undef STEP
 
   if (st != yajl_gen_status_ok)
     return shim_error (err, 0, "generate cgroup snapshot JSON: yajl status %d", (int) st);

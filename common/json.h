@@ -27,12 +27,26 @@ cleanup_yajl_valp (yajl_val *v)
 #define cleanup_yajl_gen __attribute__ ((cleanup (cleanup_yajl_genp)))
 #define cleanup_yajl_val __attribute__ ((cleanup (cleanup_yajl_valp)))
 
-/* yajl_gen_string for a C string; true on success, so a writer can chain
- * calls with &&. */
+/* A writer that keeps one yajl_gen_status: run X only while ST is still
+ * ok, so a long object is written as a list of steps and checked once. */
+#define JSON_TRY(st, x)                                                                            \
+  do                                                                                               \
+    if ((st) == yajl_gen_status_ok)                                                                \
+      (st) = (x);                                                                                  \
+  while (0)
+
+/* yajl_gen_string for a C string. */
+static inline yajl_gen_status
+json_gen_str (yajl_gen g, const char *s)
+{
+  return yajl_gen_string (g, (const unsigned char *) s, strlen (s));
+}
+
+/* The same, true on success, so a writer can chain calls with &&. */
 static inline bool
 json_str (yajl_gen g, const char *s)
 {
-  return yajl_gen_string (g, (const unsigned char *) s, strlen (s)) == yajl_gen_status_ok;
+  return json_gen_str (g, s) == yajl_gen_status_ok;
 }
 
 /* "key": "value" (a NULL value is JSON null). */

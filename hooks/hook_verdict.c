@@ -2,9 +2,7 @@
 #include "hooks/hook_verdict.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
@@ -28,7 +26,7 @@ hook_record_kind_name (enum hook_record_kind k)
 /* The last snapshot was read after the cgroup emptied: nothing can change
  * its counters any more. */
 static bool
-record_final (const struct watch_record *r)
+record_final (const struct watcher_record *r)
 {
   const struct cg_snapshot *l = &r->last;
 
@@ -37,7 +35,7 @@ record_final (const struct watch_record *r)
 }
 
 enum hook_record_kind
-hook_verdict_compute (const char *id, const struct watch_record *r, const char *why_missing,
+hook_verdict_compute (const char *id, const struct watcher_record *r, const char *why_missing,
                       struct verdict *v)
 {
   struct verdict_input in = { .container_id = id, .have_status = false };
@@ -48,7 +46,7 @@ hook_verdict_compute (const char *id, const struct watch_record *r, const char *
       verdict_compute (&in, v);
       return HOOK_RECORD_MISSING;
     }
-  watch_record_fill_input (r, &in);
+  watcher_record_fill_input (r, &in);
   /* The limit could be enforced when the memory controller was there. */
   in.memory_limit_enforced = r->have_baseline && (r->baseline.have & CG_SNAP_MAX);
   verdict_compute (&in, v);
@@ -68,15 +66,9 @@ hook_verdict_compute (const char *id, const struct watch_record *r, const char *
 }
 
 static yajl_gen_status
-gen_str (yajl_gen g, const char *s)
-{
-  return yajl_gen_string (g, (const unsigned char *) s, strlen (s));
-}
-
-static yajl_gen_status
 gen_str_or_null (yajl_gen g, const char *s)
 {
-  return s ? gen_str (g, s) : yajl_gen_null (g);
+  return s ? json_gen_str (g, s) : yajl_gen_null (g);
 }
 
 int
@@ -92,30 +84,24 @@ hook_verdict_document (const char *id, const struct verdict *v, enum hook_record
   if (g == NULL)
     return shim_error_plain (err, ENOMEM, "generate the verdict file");
   util_rfc3339_now (now, sizeof now);
-#define STEP(x)                                                                                    \
-  do                                                                                               \
-    if (st == yajl_gen_status_ok)                                                                  \
-      st = (x);                                                                                    \
-  while (0)
-  STEP (yajl_gen_map_open (g));
-  STEP (gen_str (g, "id"));
-  STEP (gen_str (g, id));
-  STEP (gen_str (g, "written_at"));
-  STEP (gen_str (g, now));
-  STEP (gen_str (g, "stage"));
-  STEP (gen_str (g, "poststop"));
-  STEP (gen_str (g, "exit_status_known"));
-  STEP (yajl_gen_bool (g, 0));
-  STEP (gen_str (g, "record"));
-  STEP (gen_str (g, hook_record_kind_name (kind)));
-  STEP (gen_str (g, "cgroup"));
-  STEP (gen_str_or_null (g, meta ? meta->cgroup : NULL));
-  STEP (gen_str (g, "bundle"));
-  STEP (gen_str_or_null (g, meta ? meta->bundle : NULL));
-  STEP (gen_str (g, "oom_file"));
-  STEP (yajl_gen_bool (g, oom_file));
-  STEP (gen_str (g, "verdict"));
-#undef STEP
+  JSON_TRY (st, yajl_gen_map_open (g));
+  JSON_TRY (st, json_gen_str (g, "id"));
+  JSON_TRY (st, json_gen_str (g, id));
+  JSON_TRY (st, json_gen_str (g, "written_at"));
+  JSON_TRY (st, json_gen_str (g, now));
+  JSON_TRY (st, json_gen_str (g, "stage"));
+  JSON_TRY (st, json_gen_str (g, "poststop"));
+  JSON_TRY (st, json_gen_str (g, "exit_status_known"));
+  JSON_TRY (st, yajl_gen_bool (g, 0));
+  JSON_TRY (st, json_gen_str (g, "record"));
+  JSON_TRY (st, json_gen_str (g, hook_record_kind_name (kind)));
+  JSON_TRY (st, json_gen_str (g, "cgroup"));
+  JSON_TRY (st, gen_str_or_null (g, meta ? meta->cgroup : NULL));
+  JSON_TRY (st, json_gen_str (g, "bundle"));
+  JSON_TRY (st, gen_str_or_null (g, meta ? meta->bundle : NULL));
+  JSON_TRY (st, json_gen_str (g, "oom_file"));
+  JSON_TRY (st, yajl_gen_bool (g, oom_file));
+  JSON_TRY (st, json_gen_str (g, "verdict"));
   if (st != yajl_gen_status_ok || verdict_gen (g, v, err) < 0
       || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
@@ -134,7 +120,7 @@ gen_value (yajl_gen g, yajl_val v)
   yajl_gen_status st = yajl_gen_status_ok;
 
   if (YAJL_IS_STRING (v))
-    return gen_str (g, v->u.string);
+    return json_gen_str (g, v->u.string);
   if (YAJL_IS_INTEGER (v))
     return yajl_gen_integer (g, YAJL_GET_INTEGER (v));
   if (YAJL_IS_NUMBER (v))
@@ -146,7 +132,7 @@ gen_value (yajl_gen g, yajl_val v)
       st = yajl_gen_map_open (g);
       for (size_t i = 0; st == yajl_gen_status_ok && i < v->u.object.len; i++)
         {
-          st = gen_str (g, v->u.object.keys[i]);
+          st = json_gen_str (g, v->u.object.keys[i]);
           if (st == yajl_gen_status_ok)
             st = gen_value (g, v->u.object.values[i]);
         }
@@ -203,15 +189,4 @@ hook_shown_release (struct hook_shown *s)
   free (s->message);
   free (s->hint);
   memset (s, 0, sizeof *s);
-}
-
-int
-hook_oom_file_create (int bundle_fd, shim_error_t *err)
-{
-  int fd = openat (bundle_fd, "oom", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-
-  if (fd < 0)
-    return shim_error_errno (err, "create `<bundle>/oom`");
-  close (fd);
-  return 0;
 }

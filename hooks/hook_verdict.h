@@ -37,7 +37,7 @@ const char *hook_record_kind_name (enum hook_record_kind k);
 
 /* r NULL: there is no record, and why_missing says why (it becomes the
  * reason oom_killed is null).  Returns what the record was worth. */
-enum hook_record_kind hook_verdict_compute (const char *id, const struct watch_record *r,
+enum hook_record_kind hook_verdict_compute (const char *id, const struct watcher_record *r,
                                             const char *why_missing, struct verdict *v);
 
 /* The verdict file's text (one JSON line, malloc'd).  meta may be NULL. */
@@ -55,8 +55,5 @@ struct hook_shown
 };
 int hook_verdict_parse_document (const char *text, struct hook_shown *out, shim_error_t *err);
 void hook_shown_release (struct hook_shown *s);
-
-/* Create <bundle>/oom (empty), which podman reads for State.OOMKilled. */
-int hook_oom_file_create (int bundle_fd, shim_error_t *err);
 
 #endif

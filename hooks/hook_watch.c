@@ -20,6 +20,7 @@
 #include "verdict/monitor.h"
 #include "common/json.h"
 #include "common/util.h"
+#include "verdict/init_exit.h"
 #include "verdict/watcher.h"
 
 /* ---- finding the cgroup ------------------------------------------------ */
@@ -121,16 +122,16 @@ struct watch
   struct timespec written_at;
 };
 
-static struct watch_record
+static struct watcher_record
 as_record (const struct monitor *m, bool ended)
 {
-  return (struct watch_record){ .have_baseline = m->have_baseline,
-                                .have_last = m->have_last,
-                                .have_fullest = m->have_fullest,
-                                .baseline = m->baseline,
-                                .last = m->last,
-                                .fullest = m->fullest,
-                                .ended = ended };
+  return (struct watcher_record){ .have_baseline = m->have_baseline,
+                                  .have_last = m->have_last,
+                                  .have_fullest = m->have_fullest,
+                                  .baseline = m->baseline,
+                                  .last = m->last,
+                                  .fullest = m->fullest,
+                                  .ended = ended };
 }
 
 static const int *
@@ -170,7 +171,7 @@ static void
 mark_if_oom (struct watch *w, bool ended)
 {
   shim_error_t tmp = NULL;
-  struct watch_record r;
+  struct watcher_record r;
   struct verdict v;
 
   if (w->bundle_fd < 0 || w->marked)
@@ -179,7 +180,7 @@ mark_if_oom (struct watch *w, bool ended)
   r.have_status = w->ie.known;
   r.status = w->ie.status;
   hook_verdict_compute (w->id, &r, NULL, &v);
-  if (v.oom_killed == VERDICT_TRUE && hook_oom_file_create (w->bundle_fd, &tmp) == 0)
+  if (verdict_mark_oom (w->bundle_fd, &v, &tmp) > 0)
     w->marked = true;
   shim_error_release (&tmp);
 }
@@ -191,7 +192,7 @@ write_record (struct watch *w, bool ended)
 
   /* The marker first: the record can wait a few writes, podman cannot. */
   mark_if_oom (w, ended);
-  if (watch_record_write (w->cfd, HOOK_RECORD, &w->m, ended, known_status (w), &tmp) < 0)
+  if (watcher_record_write (w->cfd, HOOK_RECORD, &w->m, ended, known_status (w), &tmp) < 0)
     shim_error_release (&tmp);
   w->written_local = w->m.last.events_local;
   w->written_tree = w->m.last.events;
@@ -359,7 +360,7 @@ watch_loop (struct watch *w)
        * because runc removes the cgroup right after it reaps init. */
       {
         int ev = init_exit_event (&w->ie, pfd[3].revents);
-        if (ev & INIT_EXITED)
+        if (ev & INIT_EXIT_EXITED)
           quick_mark (w);
         if (ev)
           continue;
@@ -423,7 +424,7 @@ spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, int init_pidfd,
   w.cg_events_fd = cg_events_fd;
   /* The record exists before the container runs: one that dies at once
    * still has its baseline. */
-  if (watch_record_write (cfd, HOOK_RECORD, &w.m, false, NULL, err) < 0)
+  if (watcher_record_write (cfd, HOOK_RECORD, &w.m, false, NULL, err) < 0)
     goto out;
   w.written_local = w.m.baseline.events_local;
   w.written_tree = w.m.baseline.events;
@@ -518,7 +519,7 @@ hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts 
       if (bundle_fd < 0)
         return shim_error_errno (err, "open the bundle `%s`", st->bundle);
       /* A marker from an earlier run of this bundle is not this run's. */
-      if (unlinkat (bundle_fd, "oom", 0) < 0 && errno != ENOENT)
+      if (unlinkat (bundle_fd, VERDICT_OOM_MARKER, 0) < 0 && errno != ENOENT)
         return shim_error_errno (err, "remove the stale `%s/oom`", st->bundle);
       meta->oom_file = true;
     }

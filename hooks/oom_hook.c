@@ -169,14 +169,14 @@ static void
 verdict_from_store (int cfd, const struct opts *o, const char *id, struct hook_meta *meta,
                     bool *have_meta, struct verdict *v, enum hook_record_kind *kind)
 {
-  struct watch_record rec;
+  struct watcher_record rec;
   cleanup_free char *why = NULL;
   shim_error_t tmp = NULL;
   bool have_rec;
 
   *have_meta = hook_meta_read (cfd, meta, &tmp) == 0;
   shim_error_release (&tmp);
-  have_rec = watch_record_read (cfd, HOOK_RECORD, &rec, &tmp) == 0;
+  have_rec = watcher_record_read (cfd, HOOK_RECORD, &rec, &tmp) == 0;
   if (!have_rec && tmp && tmp->status != ENOENT)
     {
       if (asprintf (&why, "the watcher's record is unreadable: %s", tmp->msg) < 0)
@@ -227,7 +227,7 @@ do_poststop (const struct opts *o, const struct hook_state *st, shim_error_t *er
   if (v.oom_killed == VERDICT_TRUE && o->arm.oom_file && bundle)
     {
       bundle_fd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (bundle_fd < 0 || hook_oom_file_create (bundle_fd, &tmp) < 0)
+      if (bundle_fd < 0 || verdict_mark_oom (bundle_fd, &v, &tmp) < 0)
         {
           log_msg (LOG_WARNING, "container %s: cannot create `%s/oom`: %s", st->id, bundle,
                    tmp ? tmp->msg : strerror (errno));

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -257,6 +258,59 @@ lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err)
   return util_write_file_atomic_at (AT_FDCWD, path, buf, (size_t) n, 0644, err);
 }
 
+/* The watcher's actions for `shim create` (watcher_actions): podman's
+ * marker in the bundle (ARG is the bundle's fd). */
+static void
+mark_bundle (const struct verdict *v, void *arg)
+{
+  shim_error_t tmp = NULL;
+  if (verdict_mark_oom (*(int *) arg, v, &tmp) < 0)
+    shim_error_release (&tmp);
+}
+
+/* The watcher ends with the state dir too, whatever the cgroup says:
+ * `delete` may come before the kernel tells us the cgroup emptied.  An
+ * inotify fd that sees removals in the state dir, or -1 (the watcher then
+ * ends with the cgroup only). */
+static int
+state_delete_watch (int dirfd)
+{
+  int ino = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+  char self[64];
+
+  snprintf (self, sizeof (self), "/proc/self/fd/%d", dirfd);
+  if (ino >= 0 && inotify_add_watch (ino, self, IN_DELETE) < 0)
+    {
+      close (ino);
+      ino = -1;
+    }
+  return ino;
+}
+
+/* Whether the inotify fd on the state dir saw the state file removed
+ * (`delete`).  A watch on the directory itself would not do: measured on
+ * 6.18, IN_DELETE_SELF is not sent while the watcher holds the directory
+ * open. */
+static bool
+state_file_deleted (int ino, void *arg)
+{
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  ssize_t n;
+
+  (void) arg;
+  while ((n = read (ino, buf, sizeof (buf))) > 0)
+    {
+      char *p;
+      for (p = buf; p < buf + n; p += sizeof (struct inotify_event) + ((struct inotify_event *) p)->len)
+        {
+          const struct inotify_event *e = (const struct inotify_event *) p;
+          if (e->len && strcmp (e->name, STATE_FILE) == 0)
+            return true;
+        }
+    }
+  return false;
+}
+
 int
 launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch *l, shim_error_t *err)
 {
@@ -291,10 +345,21 @@ launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch 
   if (o->detach)
     {
       cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      cleanup_close int ino = -1;
+      struct watcher_actions act = { .id = l->st.id, .stop_fd = -1, .keep_fd = bfd };
       /* A marker from an earlier run of this bundle is not this one's. */
       if (bfd >= 0 && unlinkat (bfd, "oom", 0) < 0 && errno != ENOENT)
         return shim_error_errno (err, "remove the stale `%s/oom`", l->st.bundle);
-      if (l->cg.dirfd >= 0 && watcher_spawn (l->cg.dirfd, l->dirfd, STATE_RECORD, STATE_FILE, bfd, l->st.id, l->proc.pidfd, err) < 0)
+      if (l->cg.dirfd < 0)
+        return 0;
+      if (bfd >= 0)
+        {
+          act.on_oom_killed = mark_bundle;
+          act.arg = &bfd;
+        }
+      act.stop_fd = ino = state_delete_watch (l->dirfd);
+      act.stop = state_file_deleted;
+      if (watcher_spawn (l->cg.dirfd, l->dirfd, STATE_RECORD, l->proc.pidfd, &act, err) < 0)
         return -1;
     }
   return 0;
@@ -341,13 +406,13 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
                    shim_error_t *err)
 {
   struct verdict_input in = { .container_id = st->id, .memory_limit_enforced = st->memory_limit_enforced };
-  struct watch_record rec;
+  struct watcher_record rec;
   struct cg_snapshot now;
   shim_error_t tmp = NULL;
 
   (void) err;
-  if (watch_record_read (dirfd, STATE_RECORD, &rec, &tmp) == 0)
-    watch_record_fill_input (&rec, &in);
+  if (watcher_record_read (dirfd, STATE_RECORD, &rec, &tmp) == 0)
+    watcher_record_fill_input (&rec, &in);
   else
     {
       in.unavailable_reason = tmp && tmp->status == ENOENT ? "the watcher left no record" : "the watcher's record is unreadable";
@@ -366,15 +431,19 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
 void
 lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v)
 {
-  cleanup_close int bfd = -1, fd = -1;
+  cleanup_close int bfd = -1;
+  shim_error_t tmp = NULL;
+  int saved;
 
   if (v->oom_killed != VERDICT_TRUE || st->bundle == NULL)
     return;
   bfd = open (st->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (bfd >= 0)
-    fd = openat (bfd, "oom", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0)
-    log_msg (LOG_WARNING, "container %s: create `%s/oom` for podman: %s", st->id, st->bundle, strerror (errno));
+  saved = errno;
+  if (bfd >= 0 && verdict_mark_oom (bfd, v, &tmp) < 0)
+    saved = tmp->status;
+  if (bfd < 0 || tmp)
+    log_msg (LOG_WARNING, "container %s: create `%s/oom` for podman: %s", st->id, st->bundle, strerror (saved));
+  shim_error_release (&tmp);
 }
 
 int

@@ -3,6 +3,8 @@
  * snapshots, init's wait status and the runtime's record of the signals it
  * sent, to what happened, plus its JSON and one human sentence.  Both `shim`
  * and `shim-oom-hook` call this; it is the only copy of the rules.
+ * rules.c decides, text.c words it (message, hint, sizes), json.c writes it,
+ * mark.c creates podman's marker from it.
  *
  * Counters are deltas final - baseline of C's memory.events.local ("local")
  * and memory.events ("tree").  A kill belongs to the container when
@@ -150,6 +152,13 @@ int verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err);
 
 /* "OOMKilled", "Killed", ... */
 const char *verdict_reason_name (enum verdict_reason r);
+
+/* podman's marker, <bundle>/oom: it reads the file's existence as
+ * State.OOMKilled.  verdict_mark_oom creates it (empty) in BUNDLE_FD when,
+ * and only when, V says the container itself was OOM-killed (oom_killed
+ * true): 1 created (or already there), 0 not an OOM kill, -1 error. */
+#define VERDICT_OOM_MARKER "oom"
+int verdict_mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err);
 
 /* bytes -> "512 B", "64 MiB", "1.5 GiB": one decimal at most, dropped when
  * it is 0. */

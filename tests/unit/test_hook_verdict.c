@@ -36,10 +36,10 @@ snap (uint64_t l_oom, uint64_t l_kill, uint64_t l_group, uint64_t t_oom, uint64_
   return s;
 }
 
-static struct watch_record
+static struct watcher_record
 record (struct cg_snapshot last, bool ended)
 {
-  return (struct watch_record){ .have_baseline = true,
+  return (struct watcher_record){ .have_baseline = true,
                                 .have_last = true,
                                 .have_fullest = true,
                                 .baseline = snap (0, 0, 0, 0, 0, 1),
@@ -51,7 +51,7 @@ record (struct cg_snapshot last, bool ended)
 static void
 test_records (void)
 {
-  struct watch_record r;
+  struct watcher_record r;
   struct verdict v;
 
   r = record (snap (1, 2, 1, 1, 2, 0), true);
@@ -117,7 +117,7 @@ test_document (void)
   cleanup_error shim_error_t err = NULL;
   cleanup_free char *doc = NULL;
   struct hook_meta meta = { .cgroup = "/ctr", .bundle = "/b" };
-  struct watch_record r = record (snap (1, 2, 1, 1, 2, 0), true);
+  struct watcher_record r = record (snap (1, 2, 1, 1, 2, 0), true);
   struct hook_shown shown;
   struct verdict v;
 

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* init followed through a pidfd by a watcher that is not its parent: when
+ * it exits, and, where the kernel keeps it (common/pidfd.h), its wait status
+ * once reaped.  Used by both detached watchers (verdict/watcher.c and the
+ * hook's). */
+#ifndef SHIM_INIT_EXIT_H
+#define SHIM_INIT_EXIT_H
+
+#include <poll.h>
+#include <stdbool.h>
+
+struct init_exit
+{
+  int pidfd;          /* -1: not followed */
+  bool follow_status; /* this kernel keeps a reaped process's status */
+  bool exited;        /* POLLIN seen: init is a zombie or reaped */
+  bool done;          /* nothing more to learn from the pidfd */
+  bool known;         /* status is init's wait status */
+  int status;
+};
+
+/* PIDFD: init's, opened while it lived (not taken; -1 for none). */
+void init_exit_init (struct init_exit *ie, int pidfd);
+
+/* The entry for the watcher's poll set, and the poll timeout to use: once
+ * init is gone the cgroup is re-read every second, because the kernel can
+ * drop cgroup.events' last notification (see init_exit.c). */
+struct pollfd init_exit_pollfd (const struct init_exit *ie);
+int init_exit_timeout (const struct init_exit *ie);
+
+/* What poll said of the pidfd: INIT_EXIT_EXITED when init's exit has just
+ * been seen, INIT_EXIT_STATUS_KNOWN when its status has just been learnt,
+ * 0 else. */
+enum
+{
+  INIT_EXIT_EXITED = 1,
+  INIT_EXIT_STATUS_KNOWN = 2,
+};
+int init_exit_event (struct init_exit *ie, short revents);
+
+/* With the cgroup empty: wait (bounded) for the reap and its status.
+ * STOP_FD readable and STOP(STOP_FD, ARG) true ends the wait early:
+ * returns false then. */
+bool init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd, void *arg),
+                          void *arg);
+
+#endif

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verdict in words: the message, the hint and unknown_reason, told from
+ * what the rules decided (struct verdict_facts), and the size formatter. */
+#include "verdict/verdict_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KIB 1024ULL
+#define MIB (1024ULL * KIB)
+#define GIB (1024ULL * MIB)
+
+void
+verdict_format_size (uint64_t bytes, char *buf, size_t len)
+{
+  static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  unsigned u = 0;
+  unsigned __int128 unit = 1, tenths;
+
+  while (u + 1 < sizeof units / sizeof units[0] && bytes >= unit * 1024)
+    {
+      unit *= 1024;
+      u++;
+    }
+  if (u == 0)
+    {
+      snprintf (buf, len, "%llu B", (unsigned long long) bytes);
+      return;
+    }
+  /* Round to one decimal; rounding up to 1024.0 moves to the next unit. */
+  tenths = ((unsigned __int128) bytes * 10 + unit / 2) / unit;
+  if (tenths >= 10240 && u + 1 < sizeof units / sizeof units[0])
+    {
+      unit *= 1024;
+      u++;
+      tenths = ((unsigned __int128) bytes * 10 + unit / 2) / unit;
+    }
+  if (tenths % 10)
+    snprintf (buf, len, "%llu.%u %s", (unsigned long long) (tenths / 10), (unsigned) (tenths % 10),
+              units[u]);
+  else
+    snprintf (buf, len, "%llu %s", (unsigned long long) (tenths / 10), units[u]);
+}
+
+void
+verdict_signal_name (int sig, char *buf, size_t len)
+{
+  const char *abbr = sig > 0 ? sigabbrev_np (sig) : NULL;
+
+  if (abbr)
+    snprintf (buf, len, "SIG%s", abbr);
+  else
+    snprintf (buf, len, "SIG%d", sig);
+}
+
+/* ---- message pieces ---------------------------------------------------- */
+
+struct sbuf
+{
+  char *p;
+  size_t cap, used;
+};
+
+static void __attribute__ ((format (printf, 2, 3)))
+put (struct sbuf *b, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  if (b->used + 1 >= b->cap)
+    return;
+  va_start (ap, fmt);
+  n = vsnprintf (b->p + b->used, b->cap - b->used, fmt, ap);
+  va_end (ap);
+  if (n > 0)
+    b->used = b->used + (size_t) n < b->cap ? b->used + (size_t) n : b->cap - 1;
+}
+
+static const char *
+procs (uint64_t n)
+{
+  return n == 1 ? "process" : "processes";
+}
+
+/* Why oom_killed is null, or why the counters are unknown. */
+static void
+why_text (const struct verdict_input *in, const struct verdict_evidence *ev, enum verdict_why why,
+          char *buf, size_t len)
+{
+  switch (why)
+    {
+    case VERDICT_WHY_NONE:
+      snprintf (buf, len, "%s", "");
+      break;
+    case VERDICT_WHY_NO_SNAPSHOT:
+      snprintf (buf, len, "no cgroup snapshot was taken");
+      break;
+    case VERDICT_WHY_EVENTS_UNREADABLE:
+      snprintf (buf, len, "memory.events was not readable (no memory controller?)");
+      break;
+    case VERDICT_WHY_COUNTERS_DOWN:
+      snprintf (buf, len, "the OOM counters went down since create (the cgroup was recreated?)");
+      break;
+    case VERDICT_WHY_NO_COUNTER:
+      snprintf (buf, len, "memory.events has no oom or oom_kill counter");
+      break;
+    case VERDICT_WHY_NO_LOCAL:
+      snprintf (buf, len,
+                "the kernel has no memory.events.local (before 5.2) to tell whose OOM kills the "
+                "tree counted");
+      break;
+    case VERDICT_WHY_NO_BASELINE:
+      snprintf (buf, len,
+                "no baseline was taken at create and the cgroup's OOM counters are not zero");
+      break;
+    case VERDICT_WHY_UNAVAILABLE:
+      snprintf (buf, len, "%s", in->unavailable_reason);
+      break;
+    case VERDICT_WHY_NOT_ENFORCED:
+      snprintf (buf, len, "memory limit not enforced");
+      break;
+    case VERDICT_WHY_ONE_BY_ONE_TOO:
+      snprintf (buf, len, "processes were OOM-killed one by one as well");
+      break;
+    case VERDICT_WHY_ONE_BY_ONE_NO_STATUS:
+      snprintf (buf, len, "processes were OOM-killed one by one, not as a group, and init's exit "
+                          "status was not known");
+      break;
+    case VERDICT_WHY_RUNTIME_OR_OOM:
+      snprintf (buf, len, "the runtime sent SIGKILL and the OOM killer killed processes one by "
+                          "one, not as a group");
+      break;
+    case VERDICT_WHY_AMBIGUOUS:
+      snprintf (buf, len,
+                "its own memory limit ran out while nested cgroups ran out of theirs, and the "
+                "%llu OOM %s counted cannot be told apart",
+                (unsigned long long) ev->t_kill, ev->t_kill == 1 ? "kill" : "kills");
+      break;
+    case VERDICT_WHY_NOT_EXITED:
+      snprintf (buf, len, "init has not exited");
+      break;
+    }
+}
+
+/* What filled memory, from memory.stat at the OOM: the largest of anonymous
+ * memory, shmem (tmpfs, shm: it stays charged after the processes die and
+ * counts inside `file`), the rest of the page cache, and kernel memory. */
+static void
+put_breakdown (struct sbuf *b, const struct cg_snapshot *at_oom)
+{
+  const struct cg_memory_stat *st;
+  uint64_t anon, shmem, cache, kernel;
+  char sz[32];
+
+  if (at_oom == NULL || !(at_oom->have & CG_SNAP_STAT))
+    return;
+  st = &at_oom->stat;
+  anon = st->have & CG_STAT_ANON ? st->anon : 0;
+  shmem = st->have & CG_STAT_SHMEM ? st->shmem : 0;
+  cache = st->have & CG_STAT_FILE && st->file > shmem ? st->file - shmem : 0;
+  kernel = st->have & CG_STAT_KERNEL ? st->kernel : 0;
+  if (anon == 0 && shmem == 0 && cache == 0 && kernel == 0)
+    return;
+  if (shmem > anon && shmem >= cache && shmem >= kernel)
+    {
+      verdict_format_size (shmem, sz, sizeof sz);
+      put (b, "; most of it tmpfs / shared memory: %s shmem", sz);
+    }
+  else if (anon >= cache && anon >= kernel)
+    {
+      verdict_format_size (anon, sz, sizeof sz);
+      put (b, "; %s anonymous memory", sz);
+    }
+  else if (kernel >= cache)
+    {
+      verdict_format_size (kernel, sz, sizeof sz);
+      put (b, "; %s%s kernel memory", st->have & CG_STAT_KERNEL_ESTIMATED ? "at least " : "", sz);
+    }
+  else
+    {
+      verdict_format_size (cache, sz, sizeof sz);
+      put (b, "; %s page cache", sz);
+    }
+}
+
+/* "(peak 64 MiB, 3 processes killed as a group; 58 MiB anonymous memory)" */
+static void
+put_oom_details (struct sbuf *b, const struct verdict *v, const struct verdict_evidence *ev,
+                 const struct cg_snapshot *at_oom)
+{
+  char sz[32];
+  const char *sep = "";
+
+  put (b, " (");
+  if (v->have_memory_peak)
+    {
+      verdict_format_size (v->memory_peak, sz, sizeof sz);
+      put (b, "peak %s", sz);
+      sep = ", ";
+    }
+  if (ev->kills > 0)
+    {
+      put (b, "%s%llu %s killed%s", sep, (unsigned long long) ev->kills, procs (ev->kills),
+           ev->l_group > 0 ? " as a group" : "");
+      sep = ", ";
+    }
+  else if (ev->l_group > 0)
+    {
+      put (b, "%skilled as a group", sep);
+      sep = ", ";
+    }
+  if (ev->nested > 0)
+    put (b, "%splus %llu OOM %s in nested cgroups", sep, (unsigned long long) ev->nested,
+         ev->nested == 1 ? "kill" : "kills");
+  put_breakdown (b, at_oom);
+  /* Nothing was added: drop the " (". */
+  if (b->used >= 2 && strcmp (b->p + b->used - 2, " (") == 0)
+    b->p[b->used -= 2] = '\0';
+  else
+    put (b, ")");
+}
+
+/* "container x was OOM-killed: it hit its 64 MiB memory limit (...)" */
+static void
+put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct verdict *v,
+                const struct verdict_evidence *ev)
+{
+  char sz[32] = "";
+
+  if (v->have_memory_limit)
+    verdict_format_size (v->memory_limit, sz, sizeof sz);
+  put (b, "container %s was OOM-killed%s: ", in->container_id,
+       in->have_status ? "" : " (its exit status was not known here)");
+  if (ev->scope == VERDICT_SCOPE_CONTAINER)
+    put (b, "it hit its %s%smemory limit", sz, sz[0] ? " " : "");
+  else
+    put (b, "a parent cgroup's or the host's memory ran out, not its own%s%s limit",
+         sz[0] ? " " : "", sz);
+  put_oom_details (b, v, ev, in->at_oom);
+}
+
+/* What else the counters say, after "exited with code 3" and the like. */
+static void
+put_counter_note (struct sbuf *b, const struct verdict_evidence *ev, const char *why)
+{
+  if (!ev->known)
+    put (b, "; whether anything in it was OOM-killed is unknown: %s", why);
+  else if (ev->cls == VERDICT_CLASS_BELONGS)
+    put (b, "; %s in the container %s OOM-killed%s (kills %llu) while init survived",
+         ev->kills == 1 ? "a process" : "processes", ev->kills == 1 ? "was" : "were",
+         ev->scope == VERDICT_SCOPE_ANCESTOR ? " when a parent cgroup's or the host's memory ran out"
+                                             : "",
+         (unsigned long long) ev->kills);
+  else if (ev->cls == VERDICT_CLASS_NESTED || ev->cls == VERDICT_CLASS_AMBIGUOUS)
+    put (b, "; %llu %s in nested cgroups %s OOM-killed", (unsigned long long) ev->nested,
+         procs (ev->nested), ev->nested == 1 ? "was" : "were");
+}
+
+/* "the 2 OOM kills counted were in nested cgroups with their own limits" */
+static void
+put_nested (struct sbuf *b, uint64_t n)
+{
+  if (n == 1)
+    put (b, "the one OOM kill counted was in a nested cgroup with its own limit");
+  else
+    put (b, "the %llu OOM kills counted were in nested cgroups with their own limits",
+         (unsigned long long) n);
+}
+
+/* "with no OOM kill of its own; the one OOM kill counted was in ..." */
+static void
+put_no_oom (struct sbuf *b, const struct verdict_evidence *ev, const char *tail)
+{
+  put (b, "with no OOM kill %s%s",
+       ev->cls == VERDICT_CLASS_NESTED ? "of its own" : "counted in its cgroup", tail);
+  if (ev->cls == VERDICT_CLASS_NESTED)
+    {
+      put (b, "; ");
+      put_nested (b, ev->nested);
+    }
+}
+
+/* "--memory 128M": double the limit, whole GiB when that is exact, else MiB
+ * rounded up. */
+static void
+put_hint (struct verdict *v, const struct verdict_evidence *ev)
+{
+  struct sbuf b = { v->hint, sizeof v->hint, 0 };
+
+  if (!ev->known || ev->cls != VERDICT_CLASS_BELONGS)
+    return;
+  if (ev->scope == VERDICT_SCOPE_ANCESTOR)
+    {
+      put (&b, "raise the memory limit of the parent cgroup (or free memory on the host): the "
+               "container's own limit was not what ran out");
+      return;
+    }
+  put (&b, "give it more memory: linux.resources.memory.limit in config.json");
+  if (v->have_memory_limit && v->memory_limit <= (uint64_t) INT64_MAX / 2)
+    {
+      uint64_t twice = v->memory_limit * 2;
+      if (twice % GIB == 0)
+        put (&b, ", or --memory %lluG", (unsigned long long) (twice / GIB));
+      else
+        put (&b, ", or --memory %lluM", (unsigned long long) ((twice + MIB - 1) / MIB));
+    }
+}
+
+/* ---- the message ------------------------------------------------------- */
+
+void
+verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, struct verdict *v)
+{
+  const struct verdict_evidence *ev = &f->ev;
+  const char *id = in->container_id;
+  struct sbuf m = { v->message, sizeof v->message, 0 };
+  struct sbuf *b = &m;
+  char why[sizeof v->unknown_reason], sig[24];
+
+  why_text (in, ev, ev->known ? VERDICT_WHY_NONE : ev->why, why, sizeof why);
+  why_text (in, ev, f->unknown, v->unknown_reason, sizeof v->unknown_reason);
+  switch (f->story)
+    {
+    case VERDICT_STORY_OOM_KILLED:
+      put_oom_killed (b, in, v, ev);
+      if (f->runtime_sent)
+        put (b, "; the runtime had also sent SIGKILL");
+      break;
+    case VERDICT_STORY_KILLED_UNKNOWN:
+      put (b, "container %s was killed by SIGKILL%s; whether by the OOM killer is unknown: %s", id,
+           f->runtime_sent ? " sent by the runtime" : "", v->unknown_reason);
+      break;
+    case VERDICT_STORY_KILLED_EITHER:
+      put (b,
+           "container %s was killed by SIGKILL; whether by the runtime or the OOM killer is "
+           "unknown: the runtime sent SIGKILL and %llu %s in it %s OOM-killed, not as a group",
+           id, (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were");
+      break;
+    case VERDICT_STORY_KILLED_NOT_OOM:
+      put (b, "container %s was killed by SIGKILL %s (not an OOM kill: ", id,
+           f->runtime_sent ? "sent by the runtime" : "from outside the runtime");
+      if (ev->cls == VERDICT_CLASS_NESTED)
+        put_nested (b, ev->nested);
+      else
+        put (b, "no OOM kill was counted in its cgroup");
+      put (b, ")");
+      break;
+    case VERDICT_STORY_RUNTIME_UNKNOWN:
+      put (b, "container %s was stopped by the runtime's SIGKILL; whether it was also OOM-killed is "
+              "unknown: %s", id, why);
+      break;
+    case VERDICT_STORY_RUNTIME_NO_OOM:
+      put (b, "container %s was stopped by the runtime's SIGKILL, ", id);
+      put_no_oom (b, ev, "");
+      break;
+    case VERDICT_STORY_RUNTIME_EITHER:
+      put (b, "container %s was stopped by the runtime's SIGKILL; processes in it were also "
+              "OOM-killed, not as a group, so either may have ended init", id);
+      break;
+    case VERDICT_STORY_STOPPED_UNKNOWN:
+      put (b,
+           "container %s stopped; its exit status was not known here and whether it was "
+           "OOM-killed is unknown: %s",
+           id, why);
+      break;
+    case VERDICT_STORY_STOPPED_ONE_BY_ONE:
+      put (b,
+           "container %s stopped; %llu %s in it %s OOM-killed, not as a group, and without "
+           "init's exit status it is unknown whether init was one of them",
+           id, (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were");
+      break;
+    case VERDICT_STORY_STOPPED_AMBIGUOUS:
+      put (b, "container %s stopped; whether it was OOM-killed is unknown: %s", id,
+           v->unknown_reason);
+      break;
+    case VERDICT_STORY_STOPPED_NO_OOM:
+      put (b, "container %s stopped ", id);
+      put_no_oom (b, ev, " (its exit status was not known here)");
+      break;
+    case VERDICT_STORY_SIGNALED:
+      verdict_signal_name (v->signal, sig, sizeof sig);
+      put (b, "container %s was terminated by signal %s%s", id, sig,
+           f->runtime_sent ? " sent by the runtime" : "");
+      put_counter_note (b, ev, why);
+      break;
+    case VERDICT_STORY_EXITED:
+      put (b, "container %s exited with code %d", id, v->exit_code);
+      put_counter_note (b, ev, why);
+      break;
+    case VERDICT_STORY_NOT_EXITED:
+      put (b, "container %s: init's wait status 0x%x is not an exit", id, (unsigned) in->status);
+      break;
+    }
+  put_hint (v, ev);
+}
