@@ -61,8 +61,6 @@ int config_get_u32 (struct config_ctx *c, yajl_val v, const char *path, uint32_t
 int config_get_string_array (struct config_ctx *c, yajl_val v, const char *path, char ***out, size_t *n);
 /* An object of strings (annotations, sysctl, unified). */
 int config_get_kv_object (struct config_ctx *c, yajl_val v, const char *path, struct util_kv **out, size_t *n);
-/* Field KEY of object OBJ, NULL when absent or null. */
-yajl_val config_field_of (yajl_val obj, const char *key);
 
 /* "rprivate" → MS_PRIVATE | MS_REC; -1 for an unknown name.  The i-th name,
  * NULL past the last (for shim_mount_option_name). */

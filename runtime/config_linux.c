@@ -12,6 +12,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "runtime/config_internal.h"
+#include "common/json.h"
 #include "common/util.h"
 
 static const struct
@@ -166,7 +167,7 @@ parse_idmappings (struct config_ctx *c, yajl_val v, const char *path, struct shi
       for (j = 0; j < 3; j++)
         {
           cleanup_free char *kp = config_path_key (ep, keys[j]);
-          yajl_val f = config_field_of (e, keys[j]);
+          yajl_val f = json_field (e, keys[j]);
           if (f == NULL)
             return shim_error_plain (c->err, EINVAL, "%s: required", kp);
           if (config_get_u32 (c, f, kp, dst[j]) < 0)
@@ -234,7 +235,7 @@ parse_devices (struct config_ctx *c, yajl_val v, const char *path, void *target)
       cfg->n_devices++;
       if (!YAJL_IS_OBJECT (e))
         return config_type_error (c, ep, "object", e);
-      f = config_field_of (e, "path");
+      f = json_field (e, "path");
       if (f == NULL)
         return shim_error_plain (c->err, EINVAL, "%s: required", pp);
       if (config_get_string (c, f, pp, &d->path) < 0)
@@ -244,7 +245,7 @@ parse_devices (struct config_ctx *c, yajl_val v, const char *path, void *target)
       for (j = 0; j < i; j++)
         if (strcmp (cfg->devices[j].path, d->path) == 0)
           return shim_error_plain (c->err, EINVAL, "%s: `%s` is already %s[%zu]", pp, d->path, path, j);
-      f = config_field_of (e, "type");
+      f = json_field (e, "type");
       if (f == NULL)
         return shim_error_plain (c->err, EINVAL, "%s: required", tp);
       if (!YAJL_IS_STRING (f))
@@ -257,13 +258,13 @@ parse_devices (struct config_ctx *c, yajl_val v, const char *path, void *target)
       for (j = 0; j < 2; j++)
         {
           cleanup_free char *np = config_path_key (ep, nums[j]);
-          f = config_field_of (e, nums[j]);
+          f = json_field (e, nums[j]);
           if (f == NULL && d->type != 'p')
             return shim_error_plain (c->err, EINVAL, "%s: required for a `%c` device", np, d->type);
           if (f && config_get_u32 (c, f, np, dst[j]) < 0)
             return -1;
         }
-      if ((f = config_field_of (e, "fileMode")) != NULL)
+      if ((f = json_field (e, "fileMode")) != NULL)
         {
           if (config_get_u32 (c, f, mp, &mode) < 0)
             return -1;
@@ -272,10 +273,10 @@ parse_devices (struct config_ctx *c, yajl_val v, const char *path, void *target)
           d->has_file_mode = true;
           d->file_mode = mode;
         }
-      if ((f = config_field_of (e, "uid")) != NULL && (d->has_uid = true)
+      if ((f = json_field (e, "uid")) != NULL && (d->has_uid = true)
           && config_get_u32 (c, f, up, &d->uid) < 0)
         return -1;
-      if ((f = config_field_of (e, "gid")) != NULL && (d->has_gid = true)
+      if ((f = json_field (e, "gid")) != NULL && (d->has_gid = true)
           && config_get_u32 (c, f, gp, &d->gid) < 0)
         return -1;
     }

@@ -16,36 +16,25 @@
 static int
 res_i64 (struct config_ctx *c, yajl_val obj, const char *path, const char *key, bool *has, int64_t *out)
 {
-  const char *k[] = { key, NULL };
-  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
-  cleanup_free char *p = config_path_key (path, key);
-  if (v == NULL || YAJL_IS_NULL (v))
-    return 0;
-  *has = true;
-  return config_get_i64 (c, v, p, out);
+  yajl_val v = json_field (obj, key);
+  cleanup_free char *p = v ? config_path_key (path, key) : NULL;
+  return v ? (*has = true, config_get_i64 (c, v, p, out)) : 0;
 }
 
 static int
 res_u64 (struct config_ctx *c, yajl_val obj, const char *path, const char *key, bool *has, uint64_t *out)
 {
-  const char *k[] = { key, NULL };
-  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
-  cleanup_free char *p = config_path_key (path, key);
-  if (v == NULL || YAJL_IS_NULL (v))
-    return 0;
-  *has = true;
-  return config_get_u64 (c, v, p, out);
+  yajl_val v = json_field (obj, key);
+  cleanup_free char *p = v ? config_path_key (path, key) : NULL;
+  return v ? (*has = true, config_get_u64 (c, v, p, out)) : 0;
 }
 
 static int
 res_str (struct config_ctx *c, yajl_val obj, const char *path, const char *key, char **out)
 {
-  const char *k[] = { key, NULL };
-  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
-  cleanup_free char *p = config_path_key (path, key);
-  if (v == NULL || YAJL_IS_NULL (v))
-    return 0;
-  return config_get_string (c, v, p, out);
+  yajl_val v = json_field (obj, key);
+  cleanup_free char *p = v ? config_path_key (path, key) : NULL;
+  return v ? config_get_string (c, v, p, out) : 0;
 }
 
 static int
@@ -156,7 +145,7 @@ static int
 get_dev_number (struct config_ctx *c, yajl_val obj, const char *ep, const char *key, int64_t *out)
 {
   cleanup_free char *p = config_path_key (ep, key);
-  yajl_val v = config_field_of (obj, key);
+  yajl_val v = json_field (obj, key);
   *out = -1;
   if (v == NULL)
     return 0;
@@ -192,13 +181,13 @@ parse_res_devices (struct config_ctx *c, yajl_val v, const char *path, void *tar
 
       if (!YAJL_IS_OBJECT (e))
         return config_type_error (c, ep, "object", e);
-      al = config_field_of (e, "allow");
+      al = json_field (e, "allow");
       if (al == NULL)
         return shim_error_plain (c->err, EINVAL, "%s: required", alp);
       if (config_get_bool (c, al, alp, &d->allow) < 0)
         return -1;
       d->type = 'a';
-      t = config_field_of (e, "type");
+      t = json_field (e, "type");
       if (t && !YAJL_IS_STRING (t))
         return config_type_error (c, tp, "string", t);
       if (t && (strlen (t->u.string) != 1 || strchr ("abc", t->u.string[0]) == NULL))
@@ -209,7 +198,7 @@ parse_res_devices (struct config_ctx *c, yajl_val v, const char *path, void *tar
         return -1;
       /* runc refuses a rule without access; an empty one would match
        * nothing, which is never what was meant. */
-      a = config_field_of (e, "access");
+      a = json_field (e, "access");
       if (a == NULL)
         return shim_error_plain (c->err, EINVAL, "%s: required (some of r, w, m)", ap);
       if (!YAJL_IS_STRING (a))

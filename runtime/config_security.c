@@ -12,6 +12,7 @@
 #include <sys/capability.h>
 
 #include "runtime/config_internal.h"
+#include "common/json.h"
 #include "common/util.h"
 
 #define N_ELEMS(a) (sizeof (a) / sizeof ((a)[0]))
@@ -21,16 +22,6 @@ static bool
 is_absent (yajl_val v)
 {
   return v == NULL || YAJL_IS_NULL (v);
-}
-
-static yajl_val
-get_key (yajl_val obj, const char *key)
-{
-  size_t i;
-  for (i = 0; i < obj->u.object.len; i++)
-    if (strcmp (obj->u.object.keys[i], key) == 0)
-      return obj->u.object.values[i];
-  return NULL;
 }
 
 /* ---- process.capabilities ---- */
@@ -97,7 +88,7 @@ config_parse_capabilities (struct config_ctx *c, yajl_val v, const char *path, v
   for (i = 0; i < N_ELEMS (sets); i++)
     {
       cleanup_free char *p = config_path_key (path, sets[i].key);
-      if (parse_cap_set (c, get_key (v, sets[i].key), p, sets[i].mask) < 0)
+      if (parse_cap_set (c, json_field (v, sets[i].key), p, sets[i].mask) < 0)
         return -1;
     }
   return 0;
@@ -212,10 +203,10 @@ parse_seccomp_arg (struct config_ctx *c, yajl_val v, const char *path, struct sh
 
   if (!YAJL_IS_OBJECT (v))
     return config_type_error (c, path, "object", v);
-  idx = get_key (v, "index");
-  op = get_key (v, "op");
-  val = get_key (v, "value");
-  val2 = get_key (v, "valueTwo");
+  idx = json_field (v, "index");
+  op = json_field (v, "op");
+  val = json_field (v, "value");
+  val2 = json_field (v, "valueTwo");
   if (is_absent (idx))
     return shim_error_plain (c->err, EINVAL, "%s: required", ip);
   if (config_get_u64 (c, idx, ip, &index) < 0)
@@ -254,18 +245,18 @@ parse_seccomp_rule (struct config_ctx *c, yajl_val v, const char *path, struct s
 
   if (!YAJL_IS_OBJECT (v))
     return config_type_error (c, path, "object", v);
-  names = get_key (v, "names");
+  names = json_field (v, "names");
   if (is_absent (names))
     return shim_error_plain (c->err, EINVAL, "%s: required", np);
   if (config_get_string_array (c, names, np, &r->names, &r->n_names) < 0)
     return -1;
   if (r->n_names == 0)
     return shim_error_plain (c->err, EINVAL, "%s: must name at least one syscall", np);
-  if (is_absent (get_key (v, "action")))
+  if (is_absent (json_field (v, "action")))
     return shim_error_plain (c->err, EINVAL, "%s: required", ap);
-  if (resolve_action (c, get_key (v, "action"), ap, get_key (v, "errnoRet"), ep, &r->action, notify) < 0)
+  if (resolve_action (c, json_field (v, "action"), ap, json_field (v, "errnoRet"), ep, &r->action, notify) < 0)
     return -1;
-  args = get_key (v, "args");
+  args = json_field (v, "args");
   if (is_absent (args))
     return 0;
   if (!YAJL_IS_ARRAY (args))
@@ -377,7 +368,7 @@ parse_seccomp_flags (struct config_ctx *c, yajl_val v, const char *path, struct 
 static int
 parse_seccomp_object (struct config_ctx *c, yajl_val v, const char *path, struct shim_seccomp *s)
 {
-  yajl_val act = get_key (v, "defaultAction"), x;
+  yajl_val act = json_field (v, "defaultAction"), x;
   cleanup_free char *dp = config_path_key (path, "defaultAction");
   cleanup_free char *ep = config_path_key (path, "defaultErrnoRet");
   cleanup_free char *lp = config_path_key (path, "listenerPath");
@@ -396,26 +387,26 @@ parse_seccomp_object (struct config_ctx *c, yajl_val v, const char *path, struct
       }
   if (is_absent (act))
     return shim_error_plain (c->err, EINVAL, "%s: required", dp);
-  if (resolve_action (c, act, dp, get_key (v, "defaultErrnoRet"), ep, &s->default_action, &default_notify) < 0)
+  if (resolve_action (c, act, dp, json_field (v, "defaultErrnoRet"), ep, &s->default_action, &default_notify) < 0)
     return -1;
   /* The kernel refuses a filter whose every unmatched syscall waits for a
    * listener; the runtime's own syscalls up to exec would hang on it. */
   if (default_notify)
     return shim_error_plain (c->err, EINVAL, "%s: SCMP_ACT_NOTIFY cannot be the default action", dp);
-  if (!is_absent (x = get_key (v, "architectures")) && parse_seccomp_arches (c, x, ap, s) < 0)
+  if (!is_absent (x = json_field (v, "architectures")) && parse_seccomp_arches (c, x, ap, s) < 0)
     return -1;
-  if (!is_absent (x = get_key (v, "flags")) && parse_seccomp_flags (c, x, fp, s) < 0)
+  if (!is_absent (x = json_field (v, "flags")) && parse_seccomp_flags (c, x, fp, s) < 0)
     return -1;
-  if (!is_absent (x = get_key (v, "listenerPath")))
+  if (!is_absent (x = json_field (v, "listenerPath")))
     {
       if (config_get_string (c, x, lp, &s->listener_path) < 0)
         return -1;
       if (s->listener_path[0] != '/')
         return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", lp, s->listener_path);
     }
-  if (!is_absent (x = get_key (v, "listenerMetadata")) && config_get_string (c, x, mp, &s->listener_metadata) < 0)
+  if (!is_absent (x = json_field (v, "listenerMetadata")) && config_get_string (c, x, mp, &s->listener_metadata) < 0)
     return -1;
-  if (!is_absent (x = get_key (v, "syscalls")) && parse_seccomp_syscalls (c, x, sp, s) < 0)
+  if (!is_absent (x = json_field (v, "syscalls")) && parse_seccomp_syscalls (c, x, sp, s) < 0)
     return -1;
   if (s->uses_notify && s->listener_path == NULL)
     return shim_error_plain (c->err, EINVAL, "%s: required when an action is SCMP_ACT_NOTIFY", lp);

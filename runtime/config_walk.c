@@ -236,15 +236,6 @@ config_propagation_name (size_t i)
 
 /* ---- JSON documents and trees ---- */
 
-/* Field KEY of object OBJ, NULL when absent or null. */
-yajl_val
-config_field_of (yajl_val obj, const char *key)
-{
-  const char *k[] = { key, NULL };
-  yajl_val v = yajl_tree_get (obj, k, yajl_t_any);
-  return v == NULL || YAJL_IS_NULL (v) ? NULL : v;
-}
-
 /* yajl_tree only says what is wrong; rerun the event parser (error path
  * only) for the byte offset and turn it into line:column. */
 static int
