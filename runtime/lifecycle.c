@@ -3,19 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "runtime/oci_hooks.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "runtime/oci_hooks.h"
 #include "verdict/watcher.h"
 
 void
