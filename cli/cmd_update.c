@@ -1,48 +1,39 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pause, resume, update: changing a running container's cgroup. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cgroup/cgroup.h"
 #include "cli/commands.h"
-#include "runtime/lifecycle.h"
 #include "common/util.h"
+#include "runtime/config.h"
 
-static void
-cleanup_refp (struct container_ref *r)
-{
-  container_ref_release (r);
-}
-#define cleanup_ref __attribute__ ((cleanup (cleanup_refp)))
+const char cmd_pause_usage[] = "usage: shim pause ID\n";
+const char cmd_resume_usage[] = "usage: shim resume ID\n";
+const char cmd_update_usage[] = "usage: shim update [--resources FILE|-] [--memory BYTES] [--memory-reservation BYTES]\n"
+                                "                   [--memory-swap BYTES] [--pids-limit N] [--cpu-shares N]\n"
+                                "                   [--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST]\n"
+                                "                   [--cpuset-mems LIST] [--blkio-weight N] ID\n";
 
 static int
-freeze (struct global_opts *g, int argc, char **argv, bool frozen, shim_error_t *err)
+freeze (const struct runtime_ctx *ctx, int argc, char **argv, bool frozen, shim_error_t *err)
 {
-  cleanup_ref struct container_ref r = { .dirfd = -1 };
-  const char *what = frozen ? "pause" : "resume";
-
   if (argc != 2)
-    return shim_error_plain (err, EINVAL, "%s: exactly one container id is required", what);
-  if (container_ref_open (g, argv[1], true, &r, err) < 0
-      || container_ref_need (&r, what, frozen ? ST (STATUS_RUNNING) : ST (STATUS_PAUSED), err) < 0)
-    return -1;
-  return cgroup_freeze (&r.cg, frozen, err);
+    return shim_error_plain (err, EINVAL, "%s: exactly one container id is required", frozen ? "pause" : "resume");
+  return frozen ? runtime_pause (ctx, argv[1], err) : runtime_resume (ctx, argv[1], err);
 }
 
 int
-cmd_pause (struct global_opts *g, int argc, char **argv, shim_error_t *err)
+cmd_pause (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
-  return freeze (g, argc, argv, true, err);
+  return freeze (ctx, argc, argv, true, err);
 }
 
 int
-cmd_resume (struct global_opts *g, int argc, char **argv, shim_error_t *err)
+cmd_resume (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
-  return freeze (g, argc, argv, false, err);
+  return freeze (ctx, argc, argv, false, err);
 }
 
 static void
@@ -62,7 +53,7 @@ flag_i64 (const char *flag, const char *v, int64_t *out, bool *has, shim_error_t
 }
 
 int
-cmd_update (struct global_opts *g, int argc, char **argv, shim_error_t *err)
+cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
   enum { O_MEM = 256, O_RES, O_SWAP, O_PIDS, O_SHARES, O_QUOTA, O_PERIOD, O_CPUS, O_MEMS, O_BLKIO };
   static const struct option opts[] = {
@@ -79,7 +70,6 @@ cmd_update (struct global_opts *g, int argc, char **argv, shim_error_t *err)
     { "blkio-weight", required_argument, NULL, O_BLKIO },
     { NULL, 0, NULL, 0 },
   };
-  cleanup_ref struct container_ref r = { .dirfd = -1 };
   __attribute__ ((cleanup (cleanup_resourcesp))) struct cgroup_resources res = { 0 };
   const char *file = NULL;
   int64_t x;
@@ -137,19 +127,5 @@ cmd_update (struct global_opts *g, int argc, char **argv, shim_error_t *err)
       }
   if (optind != argc - 1)
     return shim_error_plain (err, EINVAL, "update: exactly one container id is required");
-  if (file)
-    {
-      cleanup_free char *json = NULL;
-      size_t len;
-      /* containerd passes the resources on stdin ("-"). */
-      if (util_read_file_at (AT_FDCWD, strcmp (file, "-") == 0 ? "/dev/stdin" : file, &json, &len, err) < 0)
-        return -1;
-      shim_resources_free (&res);
-      if (shim_resources_parse (json, len, &res, err) < 0)
-        return shim_error_prefix (err, "update: %s", strcmp (file, "-") == 0 ? "stdin" : file);
-    }
-  if (container_ref_open (g, argv[optind], true, &r, err) < 0
-      || container_ref_need (&r, "update", ST (STATUS_CREATED) | ST (STATUS_RUNNING) | ST (STATUS_PAUSED), err) < 0)
-    return -1;
-  return cgroup_update (&r.cg, &res, err);
+  return runtime_update (ctx, argv[optind], &res, file, err);
 }

@@ -7,36 +7,38 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "common/version.h"
 #include "common/log.h"
+#include "common/version.h"
+#include "runtime/runtime.h"
 #include "runtime/security.h"
-#include "runtime/state.h"
 
-
-static const struct
+struct cli_command
 {
   const char *name;
-  int (*fn) (struct global_opts *, int, char **, shim_error_t *);
-  const char *help;
+  const char *summary; /* one line, for `shim --help` */
+  const char *usage;
+  cli_handler fn;
   /* Starts a process in a container: runs from a sealed copy of the
    * binary (security_run_sealed_copy). */
   bool sealed;
-} commands[] = {
-  { "run", cmd_run, "create and run a container (in the foreground, or --detach)", true },
-  { "create", cmd_create, "create a container; its process waits for `start`", true },
-  { "start", cmd_start, "start the process of a created container", false },
-  { "state", cmd_state, "print a container's state (the verdict, once stopped)", false },
-  { "kill", cmd_kill, "send a signal to a container's init (--all: to every process)", false },
-  { "delete", cmd_delete, "remove a stopped container (--force: kill it first)", false },
-  { "exec", cmd_exec, "run another process in a container", true },
-  { "list", cmd_list, "list the containers", false },
-  { "ps", cmd_ps, "list a container's processes", false },
-  { "events", cmd_events, "stream a container's oom events and stats (--stats: once)", false },
-  { "pause", cmd_pause, "freeze every process of a container", false },
-  { "resume", cmd_resume, "thaw a paused container", false },
-  { "update", cmd_update, "change a container's resources", false },
-  { "features", cmd_features, "print what this runtime implements (JSON)", false },
-  { "spec", cmd_spec, "write a default config.json", false },
+};
+
+static const struct cli_command commands[] = {
+  { "run", "create and run a container (in the foreground, or --detach)", cmd_run_usage, cmd_run, true },
+  { "create", "create a container; its process waits for `start`", cmd_create_usage, cmd_create, true },
+  { "start", "start the process of a created container", cmd_start_usage, cmd_start, false },
+  { "state", "print a container's state (the verdict, once stopped)", cmd_state_usage, cmd_state, false },
+  { "kill", "send a signal to a container's init (--all: to every process)", cmd_kill_usage, cmd_kill, false },
+  { "delete", "remove a stopped container (--force: kill it first)", cmd_delete_usage, cmd_delete, false },
+  { "exec", "run another process in a container", cmd_exec_usage, cmd_exec, true },
+  { "list", "list the containers", cmd_list_usage, cmd_list, false },
+  { "ps", "list a container's processes", cmd_ps_usage, cmd_ps, false },
+  { "events", "stream a container's oom events and stats (--stats: once)", cmd_events_usage, cmd_events, false },
+  { "pause", "freeze every process of a container", cmd_pause_usage, cmd_pause, false },
+  { "resume", "thaw a paused container", cmd_resume_usage, cmd_resume, false },
+  { "update", "change a container's resources", cmd_update_usage, cmd_update, false },
+  { "features", "print what this runtime implements (JSON)", cmd_features_usage, cmd_features, false },
+  { "spec", "write a default config.json", cmd_spec_usage, cmd_spec, false },
 };
 
 static void
@@ -46,7 +48,7 @@ usage (FILE *f)
   fprintf (f, "usage: shim [--root DIR] [--log FILE] [--log-format text|json] [--debug] COMMAND [ARGS]\n"
               "       shim run BUNDLE/           run the bundle in the foreground\n\ncommands:\n");
   for (i = 0; i < sizeof (commands) / sizeof (commands[0]); i++)
-    fprintf (f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf (f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
 int
@@ -67,7 +69,9 @@ main (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct global_opts g = { .root = SHIM_DEFAULT_ROOT, .log_format = "text" };
+  struct runtime_ctx ctx = { .root = RUNTIME_DEFAULT_ROOT };
+  const char *log = NULL, *log_format = "text";
+  bool debug = false;
   shim_error_t err = NULL;
   size_t i;
   int c, ret;
@@ -76,11 +80,11 @@ main (int argc, char **argv)
   while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1)
     switch (c)
       {
-      case 'r': g.root = optarg; break;
-      case 'l': g.log = optarg; break;
-      case 'f': g.log_format = optarg; break;
-      case 'd': g.debug = true; break;
-      case 's': g.systemd_cgroup = true; break;
+      case 'r': ctx.root = optarg; break;
+      case 'l': log = optarg; break;
+      case 'f': log_format = optarg; break;
+      case 'd': debug = true; break;
+      case 's': ctx.systemd_cgroup = true; break;
       case 'I': break;
       case 'v':
         printf ("shim version %s\nspec: %s\n", SHIM_VERSION, SHIM_SPEC_VERSION);
@@ -92,7 +96,7 @@ main (int argc, char **argv)
         usage (stderr);
         return 1;
       }
-  if (log_init ("shim", g.log, g.log_format, g.debug, &err) < 0)
+  if (log_init ("shim", log, log_format, debug, &err) < 0)
     {
       log_error_release (&err);
       return 1;
@@ -122,7 +126,7 @@ main (int argc, char **argv)
   argc -= optind;
   argv += optind;
   optind = 0;
-  ret = commands[i].fn (&g, argc, argv, &err);
+  ret = commands[i].fn (&ctx, argc, argv, &err);
   if (ret < 0)
     {
       log_error_release (&err);

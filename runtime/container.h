@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Starting the container's init: namespaces, the process's own settings
- * (user, rlimits, cwd, environment) and the exec.  The filesystem part is in
- * rootfs.c. */
+/* Starting the container's init (container.c): namespaces, the process's
+ * own settings (user, rlimits, cwd, environment) and the exec; the
+ * filesystem part is in rootfs.c, the talk with init in sync.c.  And
+ * another process in a running container (container_exec.c). */
 #ifndef SHIM_CONTAINER_H
 #define SHIM_CONTAINER_H
 
@@ -18,7 +19,7 @@ struct container_opts
   /* init outlives the runtime (create, run --detach): no parent-death
    * signal once it is ready. */
   bool detach;
-  /* create: init waits on this listening socket (STATE_EXEC_SOCK) until
+  /* create: init waits on this listening socket (exec.sock) until
    * `start` connects; -1: it goes straight on to the exec (run). */
   int exec_listen_fd;
   /* --console-socket, connected: with process.terminal the pty master is
@@ -59,10 +60,5 @@ struct exec_opts
  * the list of namespaces).  Returns once it has exec'd. */
 int container_exec (const struct shim_config *cfg, const struct shim_process *p, pid_t init_pid,
                     const struct exec_opts *o, struct container_proc *out, shim_error_t *err);
-
-/* `start`: connect to init's exec socket (in the state dir dirfd), release
- * it with the state its startContainer hooks get (NULL: the one of
- * create), and wait until it has exec'd or reports why it could not. */
-int container_release (int dirfd, const char *state_json, shim_error_t *err);
 
 #endif

@@ -1,24 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "runtime/lifecycle.h"
+#include "runtime/lifecycle_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "runtime/oci_hooks.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "runtime/oci_hooks.h"
 #include "verdict/watcher.h"
 
 void
@@ -26,144 +19,6 @@ lifecycle_config_warning (void *opaque, const char *path, const char *why)
 {
   (void) opaque;
   log_msg (LOG_WARNING, "config.json: %s: %s", path, why);
-}
-
-static int
-copy_annotations (const struct shim_config *cfg, struct shim_state *st, shim_error_t *err)
-{
-  size_t i;
-  if (cfg->n_annotations == 0)
-    return 0;
-  st->annotations = calloc (cfg->n_annotations, sizeof (*st->annotations));
-  if (st->annotations == NULL)
-    return shim_error_errno (err, "annotations");
-  for (i = 0; i < cfg->n_annotations; i++)
-    {
-      st->annotations[i].key = strdup (cfg->annotations[i].key);
-      st->annotations[i].value = strdup (cfg->annotations[i].value);
-      st->n_annotations++;
-      if (!st->annotations[i].key || !st->annotations[i].value)
-        return shim_error_errno (err, "annotations");
-    }
-  return 0;
-}
-
-/* The bundle's config.json as it is now, for exec and the hooks of later
- * commands: the bundle may change or go away after create. */
-static int
-save_config (int dirfd, const char *bundle, shim_error_t *err)
-{
-  cleanup_close int bfd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  cleanup_free char *json = NULL;
-  size_t len;
-
-  if (bfd < 0)
-    return shim_error_errno (err, "bundle `%s`", bundle);
-  if (util_read_file_at (bfd, "config.json", &json, &len, err) < 0)
-    return -1;
-  return util_write_file_atomic_at (dirfd, STATE_CONFIG, json, len, 0600, err);
-}
-
-/* The container owns its cgroup when runc (and runtime-spec 1.3) would
- * give it: a new user namespace, a cgroup namespace of its own and
- * /sys/fs/cgroup mounted read-write from source `cgroup`.  The owner is
- * the host uid of process.user.uid; otherwise CGROUP_NO_OWNER. */
-static uid_t
-delegated_owner (const struct shim_config *cfg)
-{
-  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
-  const struct shim_namespace *cg = shim_config_namespace (cfg, CLONE_NEWCGROUP);
-  uint32_t h;
-  size_t i;
-
-  if (u == NULL || u->path || cg == NULL || cg->path)
-    return CGROUP_NO_OWNER;
-  for (i = 0; i < cfg->n_mounts; i++)
-    {
-      const struct shim_mount *m = &cfg->mounts[i];
-      if (m->source && strcmp (m->source, "cgroup") == 0
-          && (strcmp (m->destination, "/sys/fs/cgroup") == 0 || strcmp (m->destination, "/sys/fs/cgroup/") == 0)
-          && !(m->flags & MS_RDONLY))
-        break;
-    }
-  if (i == cfg->n_mounts || shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, cfg->process.uid, &h) < 0)
-    return CGROUP_NO_OWNER;
-  return h;
-}
-
-int
-launch_prepare (struct global_opts *g, const struct launch_opts *o, struct launch *l, shim_error_t *err)
-{
-  struct shim_config *cfg;
-  struct stat sb;
-
-  *l = (struct launch){ .dirfd = -1,
-                        .cg = { .dirfd = -1, .mountfd = -1 },
-                        .proc = { .pid = -1, .pidfd = -1, .pty_master = -1 } };
-  if (state_validate_id (o->id, err) < 0)
-    return -1;
-  if (shim_config_load (o->bundle, &l->cfg, lifecycle_config_warning, NULL, err) < 0)
-    return -1;
-  cfg = l->cfg;
-  if (o->has_memory)
-    {
-      cfg->has_resources = true;
-      cfg->resources.has_memory_limit = true;
-      cfg->resources.memory_limit = o->memory;
-    }
-  if (stat (cfg->root_path, &sb) < 0)
-    return shim_error_errno (err, "root.path `%s`", cfg->root_path);
-  if (!S_ISDIR (sb.st_mode))
-    return shim_error_plain (err, ENOTDIR, "root.path `%s`: not a directory", cfg->root_path);
-  if (cfg->process.terminal && o->detach && o->console_socket == NULL)
-    return shim_error_plain (err, EINVAL,
-                             "process.terminal: a detached container needs --console-socket to hand its "
-                             "terminal to");
-
-  l->dirfd = state_create (g->root, o->id, err);
-  if (l->dirfd < 0)
-    return -1;
-  l->st.id = strdup (o->id);
-  l->st.bundle = strdup (cfg->bundle);
-  l->st.rootfs = strdup (cfg->root_path);
-  {
-    char now[UTIL_RFC3339_LEN];
-    util_rfc3339_now (now, sizeof now);
-    l->st.created = strdup (now);
-  }
-  if (!l->st.id || !l->st.bundle || !l->st.rootfs || !l->st.created)
-    return shim_error_errno (err, "container state");
-  l->st.owner = getuid ();
-  l->st.foreground = !o->detach;
-  l->st.no_pivot = o->no_pivot;
-  {
-    int i;
-    for (i = 0; i < HOOK_N_STAGES; i++)
-      if (cfg->hooks[i].n)
-        l->st.hook_stages |= 1u << i;
-  }
-  if (copy_annotations (cfg, &l->st, err) < 0)
-    return -1;
-  if (o->detach && save_config (l->dirfd, o->bundle, err) < 0)
-    return -1;
-  {
-    struct cgroup_spec spec = { .cgroups_path = cfg->cgroups_path,
-                                .id = o->id,
-                                .systemd = g->systemd_cgroup,
-                                .allow_unenforced = o->allow_unenforced,
-                                .resources = &cfg->resources,
-                                .owner = delegated_owner (cfg) };
-    if (cgroup_create (&spec, &l->cg, err) < 0)
-      return -1;
-  }
-  log_msg (LOG_DEBUG, "container %s: cgroup %s", o->id, l->cg.path ? l->cg.path : "(none)");
-  if (l->cg.path && (l->st.cgroup_path = strdup (l->cg.path)) == NULL)
-    return shim_error_errno (err, "container state");
-  l->st.cgroup_created_depth = l->cg.created ? l->cg.created_depth : 0;
-  if (l->cg.created && l->st.cgroup_created_depth == 0)
-    l->st.cgroup_created_depth = 1;
-  l->st.memory_limit_enforced = l->cg.memory_limit_enforced;
-  return 0;
 }
 
 int
@@ -186,51 +41,36 @@ lifecycle_state_json (const struct shim_state *st, enum container_status status,
   return state_to_json (st, status, extra, 3, out, err);
 }
 
-static int
-record_pid (struct launch *l, pid_t pid, shim_error_t *err)
+/* A runtime-run stage (poststart, poststop): its failures are warnings. */
+static void
+run_stage (int dirfd, const struct shim_config *cfg, const struct shim_state *st, enum shim_hook_stage stage,
+           enum container_status status, const struct verdict *v)
 {
-  l->st.pid = pid;
-  return proc_start_time (pid, &l->st.pid_start, NULL, err);
+  cleanup_config struct shim_config *saved = NULL;
+  cleanup_free char *json = NULL;
+  shim_error_t tmp = NULL;
+
+  if (!(st->hook_stages & (1u << stage)))
+    return;
+  if ((cfg == NULL && lifecycle_saved_config (dirfd, st, &saved, &tmp) < 0)
+      || lifecycle_state_json (st, status, v, &json, &tmp) < 0)
+    {
+      log_error_release (&tmp);
+      return;
+    }
+  oci_hooks_run_all (cfg ? cfg : saved, stage, json);
 }
 
-/* container_opts.create_runtime: init has its namespaces and mounts. */
-static int
-create_runtime (pid_t pid, void *opaque, char **state_json, shim_error_t *err)
+void
+lifecycle_poststart (int dirfd, const struct shim_config *cfg, const struct shim_state *st)
 {
-  struct launch *l = opaque;
-
-  if (record_pid (l, pid, err) < 0 || state_write (l->dirfd, &l->st, err) < 0)
-    return -1;
-  if (lifecycle_state_json (&l->st, STATUS_CREATING, NULL, state_json, err) < 0)
-    return -1;
-  if (oci_hooks_run (l->cfg, HOOK_PRESTART, *state_json, err) < 0
-      || oci_hooks_run (l->cfg, HOOK_CREATE_RUNTIME, *state_json, err) < 0)
-    return -1;
-  return 0;
+  run_stage (dirfd, cfg, st, HOOK_POSTSTART, STATUS_RUNNING, NULL);
 }
 
-static bool
-has_hooks (const struct shim_config *cfg, enum shim_hook_stage s)
+void
+lifecycle_poststop (int dirfd, const struct shim_config *cfg, const struct shim_state *st, const struct verdict *v)
 {
-  return cfg->hooks[s].n > 0;
-}
-
-/* init waits on this between create and start; bound through the dir fd,
- * as a long --root or id would not fit sun_path. */
-static int
-listen_exec_sock (int dirfd, shim_error_t *err)
-{
-  cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-  if (s < 0)
-    return shim_error_errno (err, "socket");
-  snprintf (sa.sun_path, sizeof (sa.sun_path), "/proc/self/fd/%d/%s", dirfd, STATE_EXEC_SOCK);
-  if (bind (s, (struct sockaddr *) &sa, sizeof (sa)) < 0)
-    return shim_error_errno (err, "bind `%s` in the state dir", STATE_EXEC_SOCK);
-  if (listen (s, 1) < 0)
-    return shim_error_errno (err, "listen on `%s`", STATE_EXEC_SOCK);
-  return steal_fd (&s);
+  run_stage (dirfd, cfg, st, HOOK_POSTSTOP, STATUS_STOPPED, v);
 }
 
 int
@@ -256,149 +96,6 @@ lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err)
   int n = snprintf (buf, sizeof (buf), "%d", (int) pid);
   /* Atomic: engines read it as soon as create returns, and some poll it. */
   return util_write_file_atomic_at (AT_FDCWD, path, buf, (size_t) n, 0644, err);
-}
-
-/* The watcher's actions for `shim create` (watcher_actions): podman's
- * marker in the bundle (ARG is the bundle's fd). */
-static void
-mark_bundle (const struct verdict *v, void *arg)
-{
-  shim_error_t tmp = NULL;
-  if (verdict_mark_oom (*(int *) arg, v, &tmp) < 0)
-    shim_error_release (&tmp);
-}
-
-/* The watcher ends with the state dir too, whatever the cgroup says:
- * `delete` may come before the kernel tells us the cgroup emptied.  An
- * inotify fd that sees removals in the state dir, or -1 (the watcher then
- * ends with the cgroup only). */
-static int
-state_delete_watch (int dirfd)
-{
-  int ino = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
-  char self[64];
-
-  snprintf (self, sizeof (self), "/proc/self/fd/%d", dirfd);
-  if (ino >= 0 && inotify_add_watch (ino, self, IN_DELETE) < 0)
-    {
-      close (ino);
-      ino = -1;
-    }
-  return ino;
-}
-
-/* Whether the inotify fd on the state dir saw the state file removed
- * (`delete`).  A watch on the directory itself would not do: measured on
- * 6.18, IN_DELETE_SELF is not sent while the watcher holds the directory
- * open. */
-static bool
-state_file_deleted (int ino, void *arg)
-{
-  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-  ssize_t n;
-
-  (void) arg;
-  while ((n = read (ino, buf, sizeof (buf))) > 0)
-    {
-      char *p;
-      for (p = buf; p < buf + n; p += sizeof (struct inotify_event) + ((struct inotify_event *) p)->len)
-        {
-          const struct inotify_event *e = (const struct inotify_event *) p;
-          if (e->len && strcmp (e->name, STATE_FILE) == 0)
-            return true;
-        }
-    }
-  return false;
-}
-
-int
-launch_spawn (struct global_opts *g, const struct launch_opts *o, struct launch *l, shim_error_t *err)
-{
-  const struct shim_config *cfg = l->cfg;
-  cleanup_close int listen_fd = -1, console_fd = -1;
-  struct container_opts copts = {
-    .no_pivot = o->no_pivot,
-    .id = o->id,
-    .cgroup_fd = l->cg.dirfd,
-    .detach = o->detach,
-    .exec_listen_fd = -1,
-    .console_fd = -1,
-    .opaque = l,
-  };
-
-  (void) g;
-  if (o->wait_start && (listen_fd = copts.exec_listen_fd = listen_exec_sock (l->dirfd, err)) < 0)
-    return -1;
-  if (cfg->process.terminal && o->console_socket
-      && (console_fd = copts.console_fd = lifecycle_connect_console (o->console_socket, err)) < 0)
-    return -1;
-  if (has_hooks (cfg, HOOK_PRESTART) || has_hooks (cfg, HOOK_CREATE_RUNTIME)
-      || has_hooks (cfg, HOOK_CREATE_CONTAINER) || has_hooks (cfg, HOOK_START_CONTAINER))
-    copts.create_runtime = create_runtime;
-  if (container_spawn (cfg, &copts, &l->proc, err) < 0)
-    return -1;
-  log_msg (LOG_DEBUG, "container %s: init is pid %d", o->id, (int) l->proc.pid);
-  if (record_pid (l, l->proc.pid, err) < 0 || state_write (l->dirfd, &l->st, err) < 0)
-    return -1;
-  if (o->pid_file && lifecycle_write_pid_file (o->pid_file, l->proc.pid, err) < 0)
-    return -1;
-  if (o->detach)
-    {
-      cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      cleanup_close int ino = -1;
-      struct watcher_actions act = { .id = l->st.id, .stop_fd = -1, .keep_fd = bfd };
-      /* A marker from an earlier run of this bundle is not this one's. */
-      if (bfd >= 0 && unlinkat (bfd, "oom", 0) < 0 && errno != ENOENT)
-        return shim_error_errno (err, "remove the stale `%s/oom`", l->st.bundle);
-      if (l->cg.dirfd < 0)
-        return 0;
-      if (bfd >= 0)
-        {
-          act.on_oom_killed = mark_bundle;
-          act.arg = &bfd;
-        }
-      act.stop_fd = ino = state_delete_watch (l->dirfd);
-      act.stop = state_file_deleted;
-      if (watcher_spawn (l->cg.dirfd, l->dirfd, STATE_RECORD, l->proc.pidfd, &act, err) < 0)
-        return -1;
-    }
-  return 0;
-}
-
-void
-launch_abort (struct global_opts *g, struct launch *l)
-{
-  shim_error_t tmp = NULL;
-
-  if (l->proc.pidfd >= 0)
-    {
-      siginfo_t si;
-      syscall (SYS_pidfd_send_signal, l->proc.pidfd, SIGKILL, NULL, 0);
-      waitid (P_PIDFD, (id_t) l->proc.pidfd, &si, WEXITED);
-      close (l->proc.pidfd);
-      l->proc.pidfd = -1;
-    }
-  if (cgroup_destroy (&l->cg, &tmp) < 0)
-    log_error_release (&tmp);
-  if (l->dirfd >= 0 && l->st.id && state_remove (g->root, l->st.id, &tmp) < 0)
-    log_error_release (&tmp);
-}
-
-void
-launch_release (struct launch *l)
-{
-  if (l->proc.pidfd >= 0)
-    close (l->proc.pidfd);
-  if (l->proc.pty_master >= 0)
-    close (l->proc.pty_master);
-  if (l->dirfd >= 0)
-    close (l->dirfd);
-  cgroup_release (&l->cg);
-  state_free (&l->st);
-  if (l->cfg)
-    shim_config_free (l->cfg);
-  l->cfg = NULL;
-  l->dirfd = l->proc.pidfd = l->proc.pty_master = -1;
 }
 
 int
@@ -457,50 +154,4 @@ lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_conf
   if (shim_config_parse (json, len, st->bundle, out, NULL, NULL, err) < 0)
     return shim_error_prefix (err, "the config saved at create");
   return 0;
-}
-
-int
-container_ref_open (struct global_opts *g, const char *id, bool exclusive, struct container_ref *r,
-                    shim_error_t *err)
-{
-  *r = (struct container_ref){ .dirfd = -1, .cg = { .dirfd = -1, .mountfd = -1 } };
-  r->dirfd = state_open (g->root, id, exclusive, err);
-  if (r->dirfd < 0)
-    return -1;
-  if (state_read (r->dirfd, &r->st, err) < 0)
-    {
-      /* The dir without state.json: a create still on its way (or one that
-       * died half-way; delete --force clears it). */
-      if ((*err)->status != ENOENT)
-        return -1;
-      shim_error_release (err);
-      r->st.id = strdup (id);
-      if (r->st.id == NULL)
-        return shim_error_errno (err, "container `%s`", id);
-      r->status = STATUS_CREATING;
-      return 0;
-    }
-  if (cgroup_open (r->st.cgroup_path, r->st.cgroup_created_depth, &r->cg, err) < 0)
-    return -1;
-  r->status = state_status (r->dirfd, r->cg.mountfd, &r->st);
-  return 0;
-}
-
-void
-container_ref_release (struct container_ref *r)
-{
-  if (r->dirfd >= 0)
-    close (r->dirfd);
-  r->dirfd = -1;
-  state_free (&r->st);
-  cgroup_release (&r->cg);
-}
-
-int
-container_ref_need (const struct container_ref *r, const char *what, unsigned allowed, shim_error_t *err)
-{
-  if (allowed & (1u << r->status))
-    return 0;
-  return shim_error_plain (err, EINVAL, "cannot %s container `%s`: it is %s", what, r->st.id,
-                           state_status_name (r->status));
 }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 
+#include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
 
@@ -316,19 +317,12 @@ gen_str (yajl_gen g, const char *s)
              : -1;
 }
 
-static void
-cleanup_yajl_genp (yajl_gen *g)
-{
-  if (*g)
-    yajl_gen_free (*g);
-}
-
 /* The message sent with the notify fd: runc's ContainerProcessState, so
  * listeners written for runc understand it. */
 static int
 listener_message (const struct shim_config *cfg, const char *id, pid_t pid, char **out)
 {
-  __attribute__ ((cleanup (cleanup_yajl_genp))) yajl_gen g = yajl_gen_alloc (NULL);
+  cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
   const unsigned char *buf;
   size_t len, i;
 

@@ -258,7 +258,7 @@ state_free (struct shim_state *st)
 }
 
 int
-proc_start_time (pid_t pid, uint64_t *start, bool *zombie, shim_error_t *err)
+state_proc_start_time (pid_t pid, uint64_t *start, bool *zombie, shim_error_t *err)
 {
   char path[64], *p;
   cleanup_free char *buf = NULL;
@@ -296,7 +296,7 @@ state_status (int dirfd, int cgroup_mountfd, const struct shim_state *st)
 
   if (st->pid <= 0)
     return STATUS_STOPPED;
-  if (proc_start_time (st->pid, &start, &zombie, &tmp) < 0)
+  if (state_proc_start_time (st->pid, &start, &zombie, &tmp) < 0)
     {
       shim_error_release (&tmp);
       return STATUS_STOPPED;

@@ -24,7 +24,6 @@
 #include "runtime/config.h"
 #include "common/error.h"
 
-#define SHIM_DEFAULT_ROOT "/run/shim"
 #define STATE_FILE "state.json"
 #define STATE_EXEC_SOCK "exec.sock"
 #define STATE_RECORD "record.json"
@@ -82,7 +81,7 @@ void state_free (struct shim_state *st);
 
 /* The start time of PID (field 22 of /proc/PID/stat), and whether it is a
  * zombie.  ENOENT when there is no such process. */
-int proc_start_time (pid_t pid, uint64_t *start, bool *zombie, shim_error_t *err);
+int state_proc_start_time (pid_t pid, uint64_t *start, bool *zombie, shim_error_t *err);
 
 /* From the process, exec.sock and cgroup.events. */
 enum container_status state_status (int dirfd, int cgroup_mountfd, const struct shim_state *st);

@@ -46,7 +46,7 @@ supervise_signals_fd (shim_error_t *err)
 }
 
 int
-wait_status_to_exit_code (int status)
+supervise_exit_code (int status)
 {
   if (WIFEXITED (status))
     return WEXITSTATUS (status);

@@ -18,6 +18,6 @@ int supervise_signals_fd (shim_error_t *err);
 int supervise_wait (struct container_proc *proc, int sigfd, struct monitor *mon, int *status, shim_error_t *err);
 
 /* 128+N for a signal, as shells do. */
-int wait_status_to_exit_code (int status);
+int supervise_exit_code (int status);
 
 #endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "runtime/container_ref_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+int
+container_ref_open (const char *root, const char *id, bool exclusive, struct container_ref *r,
+                    shim_error_t *err)
+{
+  *r = (struct container_ref) CONTAINER_REF_INIT;
+  r->dirfd = state_open (root, id, exclusive, err);
+  if (r->dirfd < 0)
+    return -1;
+  if (state_read (r->dirfd, &r->st, err) < 0)
+    {
+      /* The dir without state.json: a create still on its way (or one that
+       * died half-way; delete --force clears it). */
+      if ((*err)->status != ENOENT)
+        return -1;
+      shim_error_release (err);
+      r->st.id = strdup (id);
+      if (r->st.id == NULL)
+        return shim_error_errno (err, "container `%s`", id);
+      r->status = STATUS_CREATING;
+      return 0;
+    }
+  if (cgroup_open (r->st.cgroup_path, r->st.cgroup_created_depth, &r->cg, err) < 0)
+    return -1;
+  r->status = state_status (r->dirfd, r->cg.mountfd, &r->st);
+  return 0;
+}
+
+void
+container_ref_release (struct container_ref *r)
+{
+  if (r->dirfd >= 0)
+    close (r->dirfd);
+  r->dirfd = -1;
+  state_free (&r->st);
+  cgroup_release (&r->cg);
+}
+
+int
+container_ref_need (const struct container_ref *r, const char *what, unsigned allowed, shim_error_t *err)
+{
+  if (allowed & (1u << r->status))
+    return 0;
+  return shim_error_plain (err, EINVAL, "cannot %s container `%s`: it is %s", what, r->st.id,
+                           state_status_name (r->status));
+}
+
+/* A pidfd for init that is certainly init: the start time is checked after
+ * the pidfd pins the process, so a reused pid is never signalled. */
+static int
+open_init (const struct shim_state *st, shim_error_t *err)
+{
+  cleanup_close int fd = (int) syscall (SYS_pidfd_open, st->pid, 0);
+  uint64_t start;
+  bool zombie;
+
+  if (fd < 0)
+    return shim_error_errno (err, "container `%s`: pidfd_open(%d)", st->id, (int) st->pid);
+  if (state_proc_start_time (st->pid, &start, &zombie, err) < 0)
+    return -1;
+  if (start != st->pid_start)
+    return shim_error_plain (err, ESRCH, "container `%s` is not running", st->id);
+  return steal_fd (&fd);
+}
+
+int
+container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *err)
+{
+  cleanup_close int pidfd = -1;
+
+  /* Recorded before it is sent: the verdict must know a SIGKILL was ours
+   * even if we die right after sending it. */
+  if (state_record_signal (r->dirfd, sig, err) < 0)
+    return -1;
+  if (all)
+    return cgroup_signal_all (&r->cg, sig, err);
+  pidfd = open_init (&r->st, err);
+  if (pidfd < 0)
+    return -1;
+  if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+    return shim_error_errno (err, "container `%s`: signal %d", r->st.id, sig);
+  return 0;
+}
+
+/* A pidfd polls readable when init exits. */
+int
+container_ref_wait_gone (const struct container_ref *r, shim_error_t *err)
+{
+  shim_error_t tmp = NULL;
+  cleanup_close int fd = open_init (&r->st, &tmp);
+  struct pollfd p = { .fd = fd, .events = POLLIN };
+
+  if (fd < 0)
+    {
+      shim_error_release (&tmp);
+      return 0;
+    }
+  while (poll (&p, 1, -1) < 0)
+    if (errno != EINTR)
+      return shim_error_errno (err, "wait for init of `%s`", r->st.id);
+  return 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* delete: kill what is left (--force), take the verdict, remove the cgroup,
+ * run the poststop hooks, remove the state dir. */
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <signal.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "runtime/container_ref_internal.h"
+#include "runtime/lifecycle_internal.h"
+
+int
+runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_error_t *err)
+{
+  cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
+  cleanup_free char *vjson = NULL;
+  shim_error_t tmp = NULL;
+  struct verdict v;
+
+  if (container_ref_open (ctx->root, id, true, &r, err) < 0)
+    {
+      /* runc: deleting what is not there is no error with --force. */
+      if (force && (*err)->status == ENOENT)
+        {
+          shim_error_release (err);
+          return 0;
+        }
+      return -1;
+    }
+  if (r.status == STATUS_CREATING)
+    {
+      if (!force)
+        return container_ref_need (&r, "delete", 0, err);
+      return state_remove (ctx->root, id, err);
+    }
+  /* A created container has run nothing yet: runc deletes it without
+   * --force, and so do we. */
+  if (!force && container_ref_need (&r, "delete", ST (STATUS_STOPPED) | ST (STATUS_CREATED), err) < 0)
+    return -1;
+  if (r.status != STATUS_STOPPED)
+    {
+      if (container_ref_signal (&r, SIGKILL, r.cg.dirfd >= 0, err) < 0 || container_ref_wait_gone (&r, err) < 0)
+        return -1;
+    }
+  /* The verdict before anything is removed, kept in the log. */
+  if (!r.st.foreground)
+    {
+      lifecycle_verdict (r.dirfd, &r.st, &r.cg, &v, &tmp);
+      lifecycle_mark_oom (&r.st, &v);
+      if (verdict_to_json (&v, &vjson, &tmp) == 0)
+        log_msg (LOG_INFO, "container %s: %s; verdict %s", id, v.message, vjson);
+      shim_error_release (&tmp);
+    }
+  if (cgroup_destroy (&r.cg, err) < 0)
+    return -1;
+  lifecycle_poststop (r.dirfd, NULL, &r.st, r.st.foreground ? NULL : &v);
+  return state_remove (ctx->root, id, err);
+}

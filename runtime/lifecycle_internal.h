@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the lifecycle commands share: the state JSON hooks and `state` get,
+ * the poststart and poststop hooks, the verdict when the runtime is not
+ * init's parent (state, delete, events) from the watcher's record, the
+ * cgroup if it is still there and the signals `kill` sent, and the small
+ * files and sockets create, run and exec are given. */
+#ifndef SHIM_LIFECYCLE_INTERNAL_H
+#define SHIM_LIFECYCLE_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "cgroup/cgroup.h"
+#include "runtime/config.h"
+#include "runtime/state.h"
+#include "verdict/verdict.h"
+
+/* Annotations the verdict adds to the state of a stopped container and to
+ * the poststop hooks' state. */
+#define ANNOTATION_VERDICT "io.github.shim.verdict"       /* the verdict JSON */
+#define ANNOTATION_OOM_KILLED "io.github.shim.oom-killed" /* true|false|null */
+#define ANNOTATION_REASON "io.github.shim.reason"         /* OOMKilled|Killed|... */
+
+/* The state JSON for hooks and `state`, with the verdict's annotations when
+ * v is given. */
+int lifecycle_state_json (const struct shim_state *st, enum container_status status, const struct verdict *v,
+                          char **out, shim_error_t *err);
+
+/* The poststart hooks (start, run), once init has exec'd, and the poststop
+ * hooks (delete, run), once it and its cgroup are gone, with the verdict
+ * v (NULL: none).  cfg is the container's config, or NULL for the one
+ * saved at create in the state dir dirfd.  Failures are warnings, as the
+ * spec says. */
+void lifecycle_poststart (int dirfd, const struct shim_config *cfg, const struct shim_state *st);
+void lifecycle_poststop (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
+                         const struct verdict *v);
+
+/* The verdict of a stopped container whose parent was not us. */
+int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
+                       shim_error_t *err);
+
+/* podman 4 reads <bundle>/oom for State.OOMKilled: created when, and only
+ * when, the container's own cgroup had the OOM kill. */
+void lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v);
+
+/* --console-socket: connected, for the pty master. */
+int lifecycle_connect_console (const char *path, shim_error_t *err);
+/* --pid-file, written atomically (engines read it the moment we return). */
+int lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err);
+
+void lifecycle_config_warning (void *opaque, const char *path, const char *why);
+
+/* Load the config saved at create (hooks, exec's defaults). */
+int lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_config **out, shim_error_t *err);
+
+#endif

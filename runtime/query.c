@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* state, list, ps, events: reading a container without changing it.  A
+ * stopped container's state carries the verdict in its annotations. */
+#include "runtime/runtime.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup_files.h"
+#include "common/json.h"
+#include "common/util.h"
+#include "runtime/container_ref_internal.h"
+#include "runtime/lifecycle_internal.h"
+
+/* The verdict to show for a stopped container: the one `run --keep` saved
+ * with init's exit status, else one from the watcher's record. */
+static int
+stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
+{
+  cleanup_free char *saved = NULL;
+  shim_error_t tmp = NULL;
+  struct verdict v;
+
+  if (util_read_file_at (r->dirfd, STATE_VERDICT, &saved, NULL, &tmp) == 0)
+    {
+      cleanup_yajl_val yajl_val root = yajl_tree_parse (saved, NULL, 0);
+      yajl_val ok = json_field (root, "oom_killed");
+      const char *reason = json_field_str (root, "reason");
+      struct util_kv extra[3] = {
+        { (char *) ANNOTATION_VERDICT, saved },
+        { (char *) ANNOTATION_OOM_KILLED, (char *) (ok == NULL ? "null" : YAJL_IS_TRUE (ok) ? "true" : "false") },
+        { (char *) ANNOTATION_REASON, (char *) (reason ? reason : "Unknown") },
+      };
+      return state_to_json (&r->st, STATUS_STOPPED, extra, 3, out, err);
+    }
+  shim_error_release (&tmp);
+  lifecycle_verdict (r->dirfd, &r->st, &r->cg, &v, err);
+  /* podman reads <bundle>/oom when it learns of the exit, and asks for the
+   * state first: the marker is certain to be there by then. */
+  lifecycle_mark_oom (&r->st, &v);
+  return lifecycle_state_json (&r->st, STATUS_STOPPED, &v, out, err);
+}
+
+static int
+state_of (struct container_ref *r, char **out, shim_error_t *err)
+{
+  if (r->status == STATUS_STOPPED && !r->st.foreground)
+    return stopped_state_json (r, out, err);
+  return state_to_json (&r->st, r->status, NULL, 0, out, err);
+}
+
+int
+runtime_state (const struct runtime_ctx *ctx, const char *id, char **json, shim_error_t *err)
+{
+  cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
+
+  if (container_ref_open (ctx->root, id, false, &r, err) < 0)
+    return -1;
+  return state_of (&r, json, err);
+}
+
+void
+runtime_list_free (struct runtime_list_entry *e, size_t n)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    {
+      free (e[i].id);
+      free (e[i].bundle);
+      free (e[i].created);
+      free (e[i].state_json);
+    }
+  free (e);
+}
+
+/* One container's line of `list`: 1 when it is left out. */
+static int
+list_one (const char *root, const char *id, bool want_json, struct runtime_list_entry *e)
+{
+  cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
+  shim_error_t tmp = NULL;
+
+  /* One that vanished or is half-made is left out, not an error. */
+  if (container_ref_open (root, id, false, &r, &tmp) < 0 || r.status == STATUS_CREATING)
+    {
+      shim_error_release (&tmp);
+      return 1;
+    }
+  if (want_json && state_of (&r, &e->state_json, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      return 1;
+    }
+  e->pid = r.status == STATUS_STOPPED ? 0 : r.st.pid;
+  e->status = state_status_name (r.status);
+  e->owner = r.st.owner;
+  /* state_read made sure they are there. */
+  e->id = steal_pointer (&r.st.id);
+  e->bundle = steal_pointer (&r.st.bundle);
+  e->created = steal_pointer (&r.st.created);
+  return 0;
+}
+
+int
+runtime_list (const struct runtime_ctx *ctx, bool want_json, struct runtime_list_entry **out, size_t *n,
+              shim_error_t *err)
+{
+  cleanup_dir DIR *d = NULL;
+  struct dirent *de;
+  size_t cap = 0;
+
+  *out = NULL;
+  *n = 0;
+  d = opendir (ctx->root);
+  if (d == NULL && errno != ENOENT)
+    return shim_error_errno (err, "open the state root `%s`", ctx->root);
+  while (d && (de = readdir (d)))
+    {
+      if (de->d_name[0] == '.' || state_validate_id (de->d_name, NULL) < 0)
+        continue;
+      if (*n == cap)
+        {
+          struct runtime_list_entry *ne = realloc (*out, (cap = cap ? 2 * cap : 16) * sizeof (**out));
+          if (ne == NULL)
+            return shim_error_errno (err, "list");
+          *out = ne;
+        }
+      (*out)[*n] = (struct runtime_list_entry){ 0 };
+      if (list_one (ctx->root, de->d_name, want_json, &(*out)[*n]) == 0)
+        ++*n;
+    }
+  return 0;
+}
+
+void
+runtime_ps_free (struct runtime_ps_entry *e, size_t n)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    {
+      free (e[i].pid);
+      free (e[i].cmd);
+    }
+  free (e);
+}
+
+int
+runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps_entry **out, size_t *n,
+            shim_error_t *err)
+{
+  cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
+  cleanup_free char *procs = NULL;
+  char *line, *save = NULL;
+  size_t cap = 0;
+
+  *out = NULL;
+  *n = 0;
+  if (container_ref_open (ctx->root, id, false, &r, err) < 0)
+    return -1;
+  if (r.cg.dirfd < 0)
+    return shim_error_plain (err, ENOENT, "ps: container `%s` has no cgroup", id);
+  if (util_read_file_at (r.cg.dirfd, "cgroup.procs", &procs, NULL, err) < 0)
+    return -1;
+  for (line = strtok_r (procs, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      /* ps(1) would be a fork and an exec; /proc/PID/cmdline is what it
+       * reads anyway. */
+      char path[64];
+      cleanup_free char *cmd = NULL;
+      size_t len = 0, i;
+      shim_error_t tmp = NULL;
+
+      if (*n == cap)
+        {
+          struct runtime_ps_entry *ne = realloc (*out, (cap = cap ? 2 * cap : 16) * sizeof (**out));
+          if (ne == NULL)
+            return shim_error_errno (err, "ps");
+          *out = ne;
+        }
+      snprintf (path, sizeof (path), "/proc/%s/cmdline", line);
+      if (util_read_file_at (AT_FDCWD, path, &cmd, &len, &tmp) < 0)
+        shim_error_release (&tmp);
+      for (i = 0; cmd && i + 1 < len; i++)
+        if (cmd[i] == '\0')
+          cmd[i] = ' ';
+      (*out)[*n].pid = strdup (line);
+      (*out)[*n].cmd = strdup (cmd ? cmd : "");
+      if ((*out)[*n].pid == NULL || (*out)[*n].cmd == NULL)
+        {
+          free ((*out)[*n].pid);
+          free ((*out)[*n].cmd);
+          return shim_error_errno (err, "ps");
+        }
+      ++*n;
+    }
+  return 0;
+}
+
+/* runc's stats event: memory, pids and cpu of the cgroup. */
+static void
+emit_stats (const char *id, int cgfd, void (*emit) (const char *, void *), void *opaque)
+{
+  cleanup_free char *cur = NULL, *peak = NULL, *max = NULL, *pids = NULL, *pmax = NULL, *cpu = NULL;
+  cleanup_free char *line = NULL;
+  shim_error_t tmp = NULL;
+  uint64_t usage = 0, mpeak = 0, limit = 0, npids = 0, plimit = 0, usec = 0;
+  char *p;
+
+  if (util_read_file_at (cgfd, "memory.current", &cur, NULL, &tmp) == 0)
+    util_parse_u64 (cur, &usage);
+  shim_error_release (&tmp);
+  if (util_read_file_at (cgfd, "memory.peak", &peak, NULL, &tmp) == 0)
+    util_parse_u64 (peak, &mpeak);
+  shim_error_release (&tmp);
+  if (util_read_file_at (cgfd, "memory.max", &max, NULL, &tmp) == 0)
+    cg_parse_limit_file ("memory.max", max, &limit, &tmp);
+  shim_error_release (&tmp);
+  if (util_read_file_at (cgfd, "pids.current", &pids, NULL, &tmp) == 0)
+    util_parse_u64 (pids, &npids);
+  shim_error_release (&tmp);
+  if (util_read_file_at (cgfd, "pids.max", &pmax, NULL, &tmp) == 0)
+    cg_parse_limit_file ("pids.max", pmax, &plimit, &tmp);
+  shim_error_release (&tmp);
+  if (util_read_file_at (cgfd, "cpu.stat", &cpu, NULL, &tmp) == 0 && (p = strstr (cpu, "usage_usec ")))
+    sscanf (p + 11, "%lu", &usec);
+  shim_error_release (&tmp);
+  if (asprintf (&line,
+                "{\"type\":\"stats\",\"id\":\"%s\",\"data\":{\"cpu\":{\"usage\":{\"total\":%lu}},"
+                "\"memory\":{\"usage\":{\"usage\":%lu,\"max\":%lu,\"limit\":%lu}},"
+                "\"pids\":{\"current\":%lu,\"limit\":%lu}}}",
+                id, usec * 1000, usage, mpeak, limit == CG_UNLIMITED ? 0 : limit, npids,
+                plimit == CG_UNLIMITED ? 0 : plimit)
+      < 0)
+    {
+      line = NULL;
+      return;
+    }
+  emit (line, opaque);
+}
+
+int
+runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, int interval_ms,
+                void (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err)
+{
+  cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
+  cleanup_close int local = -1, cgev = -1;
+  struct cg_snapshot base;
+  uint64_t reported = 0;
+
+  if (container_ref_open (ctx->root, id, false, &r, err) < 0)
+    return -1;
+  if (r.cg.dirfd < 0 || r.status == STATUS_STOPPED)
+    return shim_error_plain (err, ESRCH, "events: container `%s` is not running", id);
+  if (stats_once)
+    {
+      emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
+      return 0;
+    }
+  /* The lock is not held while we stream: delete must not wait for us. */
+  close (steal_fd (&r.dirfd));
+  if (cg_snapshot_read (r.cg.dirfd, &base, err) < 0)
+    return -1;
+  local = openat (r.cg.dirfd, "memory.events.local", O_RDONLY | O_CLOEXEC);
+  cgev = openat (r.cg.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  if (cgev < 0)
+    return shim_error_errno (err, "open `%s/cgroup.events`", r.cg.path);
+  for (;;)
+    {
+      struct pollfd p[2] = { { .fd = local, .events = POLLPRI }, { .fd = cgev, .events = POLLPRI } };
+      struct cg_snapshot now;
+      shim_error_t tmp = NULL;
+      int n = poll (p, 2, interval_ms);
+
+      if (n < 0 && errno != EINTR)
+        return shim_error_errno (err, "poll");
+      if (n == 0)
+        {
+          emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
+          continue;
+        }
+      /* kernfs keeps reporting a change until the polled fd reads it. */
+      {
+        char ack[512];
+        if (local >= 0)
+          (void) !pread (local, ack, sizeof (ack), 0);
+        (void) !pread (cgev, ack, sizeof (ack), 0);
+      }
+      if (cg_snapshot_read (r.cg.dirfd, &now, &tmp) < 0)
+        {
+          shim_error_release (&tmp);
+          return 0; /* the cgroup is gone */
+        }
+      /* The verdict's own rule decides whose kill it was: a kill in a
+       * nested cgroup is never the container's "oom" event. */
+      {
+        struct verdict_input in = { .container_id = r.st.id, .baseline = &base, .final = &now, .at_oom = &now };
+        struct verdict v;
+        verdict_compute (&in, &v);
+        if (v.have_oom && v.oom.scope != VERDICT_SCOPE_NONE && v.oom.kills > reported)
+          {
+            cleanup_free char *line = NULL;
+            reported = v.oom.kills;
+            if (asprintf (&line, "{\"type\":\"oom\",\"id\":\"%s\"}", r.st.id) < 0)
+              return shim_error_errno (err, "events");
+            emit (line, opaque);
+          }
+      }
+      if ((now.have & CG_SNAP_CGROUP_EVENTS) && !now.cgroup_events.populated)
+        return 0;
+    }
+}

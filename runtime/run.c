@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run: create and start the container; in the foreground we stay init's
+ * parent to the end, so the verdict has its exit status. */
+#include "runtime/runtime.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "runtime/launch_internal.h"
+#include "runtime/lifecycle_internal.h"
+#include "runtime/supervise.h"
+#include "verdict/monitor.h"
+
+/* `shim run` without an id: the bundle's name and a random suffix. */
+static char *
+generate_id (const char *bundle)
+{
+  cleanup_free char *copy = strdup (bundle);
+  unsigned char rnd[4] = { 0 };
+  char *base, *id = NULL;
+  size_t len;
+
+  if (copy == NULL)
+    return NULL;
+  len = strlen (copy);
+  while (len > 1 && copy[len - 1] == '/')
+    copy[--len] = '\0';
+  base = basename (copy);
+  if (getrandom (rnd, sizeof (rnd), 0) != sizeof (rnd))
+    {
+      pid_t p = getpid ();
+      memcpy (rnd, &p, sizeof (rnd));
+    }
+  if (asprintf (&id, "%s-%02x%02x%02x%02x", base, rnd[0], rnd[1], rnd[2], rnd[3]) < 0)
+    return NULL;
+  /* A bundle named with characters ids may not hold falls back to "shim". */
+  if (state_validate_id (id, NULL) < 0)
+    {
+      free (id);
+      if (asprintf (&id, "shim-%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3]) < 0)
+        return NULL;
+    }
+  return id;
+}
+
+static void
+cleanup_monitorp (struct monitor *m)
+{
+  monitor_release (m);
+}
+
+/* The foreground run: init's parent to the end, so the verdict has its
+ * exit status. */
+static int
+run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, struct launch *l,
+                int *exit_code, shim_error_t *err)
+{
+  __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .events_fd = -1 };
+  struct verdict_input vin = { .container_id = o->c.id };
+  struct verdict v;
+  cleanup_close int sigfd = -1;
+  shim_error_t tmp = NULL;
+  int status = 0, ret;
+
+  ret = monitor_init (&mon, l->cg.dirfd, err);
+  if (ret == 0)
+    ret = sigfd = supervise_signals_fd (err);
+  if (ret >= 0)
+    ret = launch_spawn (o, l, err);
+  if (ret >= 0)
+    lifecycle_poststart (l->dirfd, l->cfg, &l->st);
+  if (ret >= 0)
+    ret = supervise_wait (&l->proc, sigfd, &mon, &status, err);
+  if (ret >= 0)
+    {
+      /* Read before the teardown below empties and removes the cgroup. */
+      if (monitor_update (&mon, &tmp) < 0)
+        log_error_release (&tmp);
+      monitor_fill_input (&mon, &vin);
+      vin.memory_limit_enforced = l->cg.memory_limit_enforced;
+      vin.have_status = true;
+      vin.status = status;
+      vin.signals_sent = state_signals_sent (l->dirfd);
+      verdict_compute (&vin, &v);
+      *exit_code = supervise_exit_code (status);
+      if (ro->on_verdict)
+        ro->on_verdict (&v, *exit_code, ro->opaque);
+      lifecycle_mark_oom (&l->st, &v);
+    }
+  /* Without a pid namespace init's children outlive it; cgroup.kill
+   * reaches them all, even those that left the process group. */
+  if (cgroup_destroy (&l->cg, ret < 0 ? &tmp : err) < 0)
+    {
+      if (ret < 0)
+        log_error_release (&tmp);
+      return -1;
+    }
+  if (ret < 0)
+    return -1;
+  lifecycle_poststop (l->dirfd, l->cfg, &l->st, &v);
+  if (ro->keep)
+    {
+      cleanup_free char *vjson = NULL;
+      if (verdict_to_json (&v, &vjson, err) < 0
+          || util_write_file_atomic_at (l->dirfd, STATE_VERDICT, vjson, strlen (vjson), 0600, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+int
+runtime_run (const struct runtime_ctx *ctx, const struct runtime_run_opts *ro, int *exit_code, shim_error_t *err)
+{
+  struct launch_opts o = { .c = ro->c, .detach = ro->detach };
+  cleanup_launch struct launch l = LAUNCH_INIT;
+  cleanup_free char *gen_id = NULL;
+  int ret;
+
+  *exit_code = 1;
+  if (o.c.id == NULL)
+    {
+      gen_id = generate_id (o.c.bundle);
+      if (gen_id == NULL)
+        return shim_error_errno (err, "generate a container id");
+      o.c.id = gen_id;
+    }
+  if (launch_prepare (ctx, &o, &l, err) < 0)
+    {
+      launch_abort (ctx, &l);
+      return -1;
+    }
+  if (o.detach)
+    {
+      if (launch_spawn (&o, &l, err) < 0)
+        {
+          launch_abort (ctx, &l);
+          return -1;
+        }
+      lifecycle_poststart (l.dirfd, l.cfg, &l.st);
+      *exit_code = 0;
+      return 0;
+    }
+  ret = run_foreground (ro, &o, &l, exit_code, err);
+  if (ret < 0 || !ro->keep)
+    {
+      shim_error_t rm_err = NULL;
+      if (state_remove (ctx->root, o.c.id, &rm_err) < 0)
+        log_error_release (&rm_err);
+    }
+  if (ret < 0 && l.proc.pidfd >= 0)
+    launch_abort (ctx, &l);
+  return ret;
+}
