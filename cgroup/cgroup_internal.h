@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What cgroup.c (selection, dispatch, paths) and the backends share: the
+/* What hierarchy.c gives cgroup.c (selection, dispatch) and the backends: the
  * controllers by name, and the backends' tables.  Only for cgroup/. */
 #ifndef SHIM_CGROUP_INTERNAL_H
 #define SHIM_CGROUP_INTERNAL_H
@@ -30,7 +30,7 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
-/* The backends.  cgroupfs v2: cgroup/v2.c. */
+/* The backends, which cgroup.c chooses from.  cgroupfs v2: cgroup/v2.c. */
 extern const struct cgroup_manager cgroup_v2_manager;
 
 #endif

@@ -39,7 +39,7 @@ cmd_resume (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
 static void
 cleanup_resourcesp (struct cgroup_resources *r)
 {
-  shim_resources_free (r);
+  config_resources_free (r);
 }
 
 /* runc's size flags take plain bytes; -1 is unlimited. */

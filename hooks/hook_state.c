@@ -122,7 +122,7 @@ hook_state_parse (const char *json, struct hook_state *out, shim_error_t *err)
       shim_error_plain (err, EINVAL, "state: no `id`");
       goto fail;
     }
-  if (hook_id_check (out->id, err) < 0)
+  if (hook_state_id_check (out->id, err) < 0)
     goto fail;
   if (out->bundle && out->bundle[0] != '/')
     {
@@ -163,7 +163,7 @@ hook_state_release (struct hook_state *s)
 }
 
 int
-hook_id_check (const char *id, shim_error_t *err)
+hook_state_id_check (const char *id, shim_error_t *err)
 {
   const char *why = util_id_invalid (id);
 
@@ -186,7 +186,7 @@ static const struct
 };
 
 int
-hook_stage_parse (const char *name, enum hook_stage *out, shim_error_t *err)
+hook_state_stage_parse (const char *name, enum hook_stage *out, shim_error_t *err)
 {
   for (size_t i = 0; i < sizeof stage_names / sizeof stage_names[0]; i++)
     if (strcmp (name, stage_names[i].name) == 0)
@@ -205,7 +205,7 @@ hook_stage_parse (const char *name, enum hook_stage *out, shim_error_t *err)
 }
 
 int
-hook_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *err)
+hook_state_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *err)
 {
   if (status == NULL)
     return shim_error_plain (err, EINVAL,
@@ -227,7 +227,7 @@ hook_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *
 }
 
 int
-hook_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
+hook_state_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
 {
   cleanup_free char *p = NULL;
   shim_error_t tmp = NULL;
@@ -256,7 +256,7 @@ hook_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
 }
 
 bool
-hook_cgroup_within (const char *inner, const char *outer)
+hook_state_cgroup_within (const char *inner, const char *outer)
 {
   size_t n = strlen (outer);
 

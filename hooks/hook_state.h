@@ -38,7 +38,7 @@ void hook_state_release (struct hook_state *s);
 
 /* Container ids become directory names: runc's alphabet (letters, digits,
  * `_ + - .`), not starting with a dot, at most 200 bytes. */
-int hook_id_check (const char *id, shim_error_t *err);
+int hook_state_id_check (const char *id, shim_error_t *err);
 
 enum hook_stage
 {
@@ -51,16 +51,16 @@ enum hook_stage
  * state's status when none is named: creating/created arm, stopped is
  * poststop, running is refused (poststart is too late: crun has already let
  * the workload run, an OOM may predate the baseline). */
-int hook_stage_parse (const char *name, enum hook_stage *out, shim_error_t *err);
-int hook_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *err);
+int hook_state_stage_parse (const char *name, enum hook_stage *out, shim_error_t *err);
+int hook_state_stage_from_status (const char *status, enum hook_stage *out, shim_error_t *err);
 
 /* The cgroup v2 path from the text of /proc/PID/cgroup, as
  * cgroup_parse_proc_cgroup reads it, with the hook's advice when it reads
  * from another cgroup namespace; the root cgroup is refused too (the
  * container has no cgroup of its own).  *path is malloc'd. */
-int hook_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err);
+int hook_state_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err);
 
 /* Whether cgroup path `inner` is `outer` or below it. */
-bool hook_cgroup_within (const char *inner, const char *outer);
+bool hook_state_cgroup_within (const char *inner, const char *outer);
 
 #endif

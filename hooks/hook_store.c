@@ -148,7 +148,7 @@ meta_gen_field (yajl_gen g, const char *key, const char *val)
 }
 
 int
-hook_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err)
+hook_store_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err)
 {
   cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
   const unsigned char *buf;
@@ -182,7 +182,7 @@ meta_dup_field (yajl_val root, const char *key, char **out)
 }
 
 int
-hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
+hook_store_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
 {
   cleanup_free char *json = NULL;
   cleanup_yajl_val yajl_val root = NULL;
@@ -202,7 +202,7 @@ hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
       || meta_dup_field (root, "oom_group", &m->oom_group) < 0
       || meta_dup_field (root, "error", &m->error) < 0)
     {
-      hook_meta_release (m);
+      hook_store_meta_release (m);
       return shim_error_errno (err, "read `" HOOK_META "`");
     }
   v = yajl_tree_get (root, pid, yajl_t_number);
@@ -212,7 +212,7 @@ hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
 }
 
 void
-hook_meta_release (struct hook_meta *m)
+hook_store_meta_release (struct hook_meta *m)
 {
   free (m->cgroup);
   free (m->bundle);

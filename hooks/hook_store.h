@@ -58,10 +58,10 @@ struct hook_meta
   bool oom_file;   /* <bundle>/oom is maintained */
   char *error;     /* why the watcher could not be armed, or NULL */
 };
-int hook_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err);
+int hook_store_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err);
 /* A missing meta.json is an error with status ENOENT. */
-int hook_meta_read (int cfd, struct hook_meta *m, shim_error_t *err);
-void hook_meta_release (struct hook_meta *m);
+int hook_store_meta_read (int cfd, struct hook_meta *m, shim_error_t *err);
+void hook_store_meta_release (struct hook_meta *m);
 
 
 /* Remove the directories of containers that are done with (a verdict

@@ -10,7 +10,7 @@
 #include "common/util.h"
 
 const char *
-hook_record_kind_name (enum hook_record_kind k)
+hook_verdict_record_kind_name (enum hook_record_kind k)
 {
   switch (k)
     {
@@ -94,7 +94,7 @@ hook_verdict_document (const char *id, const struct verdict *v, enum hook_record
   JSON_TRY (st, json_gen_str (g, "exit_status_known"));
   JSON_TRY (st, yajl_gen_bool (g, 0));
   JSON_TRY (st, json_gen_str (g, "record"));
-  JSON_TRY (st, json_gen_str (g, hook_record_kind_name (kind)));
+  JSON_TRY (st, json_gen_str (g, hook_verdict_record_kind_name (kind)));
   JSON_TRY (st, json_gen_str (g, "cgroup"));
   JSON_TRY (st, gen_str_or_null (g, meta ? meta->cgroup : NULL));
   JSON_TRY (st, json_gen_str (g, "bundle"));
@@ -183,7 +183,7 @@ hook_verdict_parse_document (const char *text, struct hook_shown *out, shim_erro
 }
 
 void
-hook_shown_release (struct hook_shown *s)
+hook_verdict_shown_release (struct hook_shown *s)
 {
   free (s->verdict_json);
   free (s->message);

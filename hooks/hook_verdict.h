@@ -33,7 +33,7 @@ enum hook_record_kind
   HOOK_RECORD_COMPLETE,
 };
 
-const char *hook_record_kind_name (enum hook_record_kind k);
+const char *hook_verdict_record_kind_name (enum hook_record_kind k);
 
 /* r NULL: there is no record, and why_missing says why (it becomes the
  * reason oom_killed is null).  Returns what the record was worth. */
@@ -54,6 +54,6 @@ struct hook_shown
   char *hint;
 };
 int hook_verdict_parse_document (const char *text, struct hook_shown *out, shim_error_t *err);
-void hook_shown_release (struct hook_shown *s);
+void hook_verdict_shown_release (struct hook_shown *s);
 
 #endif

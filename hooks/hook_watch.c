@@ -50,7 +50,7 @@ cgroup_of (const char *proc_file, char **path, shim_error_t *err)
 
   if (util_read_file_at (AT_FDCWD, proc_file, &buf, NULL, err) < 0)
     return -1;
-  if (hook_parse_proc_cgroup (buf, path, err) < 0)
+  if (hook_state_parse_proc_cgroup (buf, path, err) < 0)
     return shim_error_prefix (err, "%s", proc_file);
   return 0;
 }
@@ -458,18 +458,18 @@ already_armed (int store_fd, const char *id, const char *cgroup)
   bool same;
 
   if (hook_store_open_container (store_fd, id, &cfd, &tmp) < 0 || !hook_store_watcher_running (cfd)
-      || hook_meta_read (cfd, &old, &tmp) < 0)
+      || hook_store_meta_read (cfd, &old, &tmp) < 0)
     {
       shim_error_release (&tmp);
       return false;
     }
   same = old.cgroup && strcmp (old.cgroup, cgroup) == 0;
-  hook_meta_release (&old);
+  hook_store_meta_release (&old);
   return same;
 }
 
 int
-hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts *o,
+hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts *o,
           struct hook_meta *meta, int *cfd, shim_error_t *err)
 {
   cleanup_free char *self = NULL;
@@ -495,7 +495,7 @@ hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts 
     return -1;
 
   /* A watcher inside the container's cgroup would keep it populated forever. */
-  if (cgroup_of ("/proc/self/cgroup", &self, &tmp) == 0 && hook_cgroup_within (self, meta->cgroup))
+  if (cgroup_of ("/proc/self/cgroup", &self, &tmp) == 0 && hook_state_cgroup_within (self, meta->cgroup))
     return shim_error_plain (err, EINVAL,
                              "the hook runs inside the container's cgroup `%s`: register it at "
                              "createRuntime or prestart",
@@ -523,7 +523,7 @@ hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts 
         return shim_error_errno (err, "remove the stale `%s/oom`", st->bundle);
       meta->oom_file = true;
     }
-  if (hook_meta_write (*cfd, meta, err) < 0)
+  if (hook_store_meta_write (*cfd, meta, err) < 0)
     return -1;
   /* init is alive and waiting at createRuntime and prestart: this pidfd is
    * its, and tells its exit status later where the kernel keeps it. */

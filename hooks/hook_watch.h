@@ -28,9 +28,9 @@ struct hook_arm_opts
 /* Arm for the container in st (st->pid > 0): 0, or 1 when a watcher of
  * this container is already running (nothing done).  store_fd is the verdict
  * directory.  meta is filled as far as arming got (the caller records it,
- * with the error when arming fails); release it with hook_meta_release.
+ * with the error when arming fails); release it with hook_store_meta_release.
  * *cfd is DIR/ID once created (-1 before). */
-int hook_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts *o,
+int hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts *o,
               struct hook_meta *meta, int *cfd, shim_error_t *err);
 
 #endif

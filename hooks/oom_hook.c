@@ -126,7 +126,7 @@ do_arm (const struct opts *o, const struct hook_state *st, shim_error_t *err)
       shim_error_release (&armerr);
       return 0;
     }
-  r = hook_arm (store, st, &o->arm, &meta, &cfd, &armerr);
+  r = hook_watch_arm (store, st, &o->arm, &meta, &cfd, &armerr);
   if (r == 1)
     log_msg (LOG_DEBUG, "container %s is already watched", st->id);
   else if (r < 0)
@@ -135,13 +135,13 @@ do_arm (const struct opts *o, const struct hook_state *st, shim_error_t *err)
                armerr ? armerr->msg : "out of memory");
       meta.error = armerr ? steal_pointer (&armerr->msg) : NULL;
       shim_error_release (&armerr);
-      if (cfd >= 0 && hook_meta_write (cfd, &meta, &armerr) < 0)
+      if (cfd >= 0 && hook_store_meta_write (cfd, &meta, &armerr) < 0)
         log_error_release (&armerr);
     }
   else
     log_msg (LOG_DEBUG, "container %s: watching cgroup %s (memory.oom.group: %s)", st->id,
              meta.cgroup, meta.oom_group);
-  hook_meta_release (&meta);
+  hook_store_meta_release (&meta);
   return 0;
 }
 
@@ -174,7 +174,7 @@ verdict_from_store (int cfd, const struct opts *o, const char *id, struct hook_m
   shim_error_t tmp = NULL;
   bool have_rec;
 
-  *have_meta = hook_meta_read (cfd, meta, &tmp) == 0;
+  *have_meta = hook_store_meta_read (cfd, meta, &tmp) == 0;
   shim_error_release (&tmp);
   have_rec = watcher_record_read (cfd, HOOK_RECORD, &rec, &tmp) == 0;
   if (!have_rec && tmp && tmp->status != ENOENT)
@@ -237,7 +237,7 @@ do_poststop (const struct opts *o, const struct hook_state *st, shim_error_t *er
         oom_file = true;
     }
   r = hook_verdict_document (st->id, &v, kind, have_meta ? &meta : NULL, oom_file, &doc, err);
-  hook_meta_release (&meta);
+  hook_store_meta_release (&meta);
   if (r < 0 || util_write_file_atomic_at (cfd, HOOK_VERDICT, doc, strlen (doc), 0644, err) < 0)
     return shim_error_prefix (err, "container %s", st->id);
   print_human (v.message, v.hint[0] ? v.hint : NULL);
@@ -255,7 +255,7 @@ do_show (const struct opts *o, const char *id, shim_error_t *err)
   struct hook_shown shown;
   shim_error_t tmp = NULL;
 
-  if (hook_id_check (id, err) < 0 || hook_store_open (o->dir, false, &store, err) < 0)
+  if (hook_state_id_check (id, err) < 0 || hook_store_open (o->dir, false, &store, err) < 0)
     return -1;
   if (hook_store_open_container (store, id, &cfd, &tmp) < 0)
     {
@@ -281,10 +281,10 @@ do_show (const struct opts *o, const char *id, shim_error_t *err)
       /* The poststop hook did not run (or not yet): the same verdict, from
        * the record, not stored. */
       verdict_from_store (cfd, o, id, &meta, &have_meta, &v, &kind);
-      hook_meta_release (&meta);
+      hook_store_meta_release (&meta);
       fprintf (stderr, "shim-oom-hook: no poststop verdict for %s; computed from the watcher's "
                        "record (%s)\n",
-               id, hook_record_kind_name (kind));
+               id, hook_verdict_record_kind_name (kind));
       if (o->json)
         {
           if (verdict_to_json (&v, &json, err) < 0)
@@ -303,7 +303,7 @@ do_show (const struct opts *o, const char *id, shim_error_t *err)
   else
     printf ("%s\n%s%s%s", shown.message ? shown.message : "", shown.hint ? "hint: " : "",
             shown.hint ? shown.hint : "", shown.hint ? "\n" : "");
-  hook_shown_release (&shown);
+  hook_verdict_shown_release (&shown);
   return 0;
 }
 
@@ -322,11 +322,11 @@ run (struct opts *o, int argc, char **argv, shim_error_t *err)
     }
   if (argc > 1)
     return shim_error_plain (err, EINVAL, "one stage at most, got `%s %s`", argv[0], argv[1]);
-  if (argc == 1 && hook_stage_parse (argv[0], &stage, err) < 0)
+  if (argc == 1 && hook_state_stage_parse (argv[0], &stage, err) < 0)
     return -1;
   if (read_state (&st, err) < 0)
     return -1;
-  if (argc == 0 && hook_stage_from_status (st.status, &stage, err) < 0)
+  if (argc == 0 && hook_state_stage_from_status (st.status, &stage, err) < 0)
     r = -1;
   else if (!switched_on (o, &st))
     {

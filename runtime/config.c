@@ -90,7 +90,7 @@ static const struct config_field top_fields[] = {
 };
 
 int
-shim_config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
+config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
                    shim_config_warn_fn warnfn, void *opaque, shim_error_t *err)
 {
   cleanup_yajl_val yajl_val root = NULL;
@@ -126,7 +126,7 @@ shim_config_parse (const char *json, size_t len, const char *bundle, struct shim
 }
 
 int
-shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warnfn,
+config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warnfn,
                   void *opaque, shim_error_t *err)
 {
   cleanup_close int dfd = -1;
@@ -145,13 +145,13 @@ shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn
     return shim_error_errno (err, "bundle `%s`", bundle);
   if (util_read_file_at (dfd, "config.json", &json, &len, NULL) < 0)
     return shim_error_errno (err, "%s", file);
-  if (shim_config_parse (json, len, abs, out, warnfn, opaque, err) < 0)
+  if (config_parse (json, len, abs, out, warnfn, opaque, err) < 0)
     return shim_error_prefix (err, "%s", file);
   return 0;
 }
 
 void
-shim_config_free (struct shim_config *c)
+config_free (struct shim_config *c)
 {
   size_t i;
   if (c == NULL)
@@ -159,7 +159,7 @@ shim_config_free (struct shim_config *c)
   free (c->bundle);
   free (c->oci_version);
   free (c->root_path);
-  shim_process_free (&c->process);
+  config_process_free (&c->process);
   config_seccomp_free (c->seccomp);
   free (c->hostname);
   for (i = 0; i < c->n_mounts; i++)
@@ -177,7 +177,7 @@ shim_config_free (struct shim_config *c)
   config_free_strv (c->masked_paths, c->n_masked_paths);
   config_free_strv (c->readonly_paths, c->n_readonly_paths);
   config_free_kv (c->sysctl, c->n_sysctl);
-  shim_resources_free (&c->resources);
+  config_resources_free (&c->resources);
   free (c->uid_mappings);
   free (c->gid_mappings);
   for (i = 0; i < c->n_devices; i++)

@@ -189,57 +189,57 @@ typedef void (*shim_config_warn_fn) (void *opaque, const char *json_path, const 
 
 /* Parse BUNDLE/config.json.  Errors name the file and the JSON path or the
  * line/column of a syntax error. */
-int shim_config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warn,
+int config_load (const char *bundle, struct shim_config **out, shim_config_warn_fn warn,
                       void *opaque, shim_error_t *err);
 
 /* Parse a config from memory; bundle is used to resolve a relative root. */
-int shim_config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
+int config_parse (const char *json, size_t len, const char *bundle, struct shim_config **out,
                        shim_config_warn_fn warn, void *opaque, shim_error_t *err);
 
-void shim_config_free (struct shim_config *c);
+void config_free (struct shim_config *c);
 
 /* `exec --process FILE`: one process object, as in config.json's
  * "process".  cwd defaults to "/". */
-int shim_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warn,
+int config_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warn,
                         void *opaque, shim_error_t *err);
-void shim_process_free (struct shim_process *p);
+void config_process_free (struct shim_process *p);
 
 /* `update --resources FILE`: a linux.resources object. */
-int shim_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err);
-void shim_resources_free (struct cgroup_resources *r);
+int config_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err);
+void config_resources_free (struct cgroup_resources *r);
 
 /* The I-th mount option the parser knows (for `features`), NULL past the
  * last. */
-const char *shim_mount_option_name (size_t i);
+const char *config_mount_option_name (size_t i);
 
 /* For `features`: the i-th seccomp action, comparison operator and filter
  * flag name config.json may use, NULL past the last.  An architecture name
- * of the runtime-spec is accepted when shim_seccomp_arch_known() says so. */
-const char *shim_seccomp_action_name (size_t i);
-const char *shim_seccomp_op_name (size_t i);
-const char *shim_seccomp_flag_name (size_t i);
-bool shim_seccomp_arch_known (const char *spec_name);
+ * of the runtime-spec is accepted when config_seccomp_arch_known() says so. */
+const char *config_seccomp_action_name (size_t i);
+const char *config_seccomp_op_name (size_t i);
+const char *config_seccomp_flag_name (size_t i);
+bool config_seccomp_arch_known (const char *spec_name);
 
 /* "prestart", "createRuntime", ... */
-const char *shim_hook_stage_name (enum shim_hook_stage s);
+const char *config_hook_stage_name (enum shim_hook_stage s);
 
 static inline void
 cleanup_configp (struct shim_config **c)
 {
   if (*c)
-    shim_config_free (*c);
+    config_free (*c);
 }
 #define cleanup_config __attribute__ ((cleanup (cleanup_configp)))
 
 /* Lookups used by the setup code. */
-const struct shim_namespace *shim_config_namespace (const struct shim_config *c, int type);
+const struct shim_namespace *config_namespace (const struct shim_config *c, int type);
 
 /* The host id that container id ID maps to through M (N lines): 0, or -1
  * when it is not mapped. */
-int shim_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host);
+int config_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host);
 
 /* Parse one mount option list into flags/propagation/data; exposed for tests. */
-int shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
+int config_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
                               shim_error_t *err);
 
 #endif

@@ -15,7 +15,7 @@ static const char *const hook_stage_names[HOOK_N_STAGES] = {
 };
 
 const char *
-shim_hook_stage_name (enum shim_hook_stage s)
+config_hook_stage_name (enum shim_hook_stage s)
 {
   return hook_stage_names[s];
 }

@@ -63,7 +63,7 @@ int config_get_string_array (struct config_ctx *c, yajl_val v, const char *path,
 int config_get_kv_object (struct config_ctx *c, yajl_val v, const char *path, struct util_kv **out, size_t *n);
 
 /* "rprivate" → MS_PRIVATE | MS_REC; -1 for an unknown name.  The i-th name,
- * NULL past the last (for shim_mount_option_name). */
+ * NULL past the last (for config_mount_option_name). */
 int config_propagation_lookup (const char *name, unsigned long *out);
 const char *config_propagation_name (size_t i);
 

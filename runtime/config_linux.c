@@ -311,7 +311,7 @@ config_parse_linux (struct config_ctx *c, yajl_val v, const char *path, void *ta
 /* ---- lookups for the setup code (and config_validate.c) ---- */
 
 int
-shim_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host)
+config_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t *host)
 {
   size_t i;
   for (i = 0; i < n; i++)
@@ -324,7 +324,7 @@ shim_idmap_to_host (const struct shim_idmap *m, size_t n, uint32_t id, uint32_t 
 }
 
 const struct shim_namespace *
-shim_config_namespace (const struct shim_config *c, int type)
+config_namespace (const struct shim_config *c, int type)
 {
   size_t i;
   for (i = 0; i < c->n_namespaces; i++)

@@ -34,7 +34,7 @@ static const struct
 };
 
 int
-shim_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
+config_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
                           shim_error_t *err)
 {
   cleanup_free char *data = NULL;
@@ -119,7 +119,7 @@ config_parse_mounts (struct config_ctx *c, yajl_val v, const char *path, void *t
             {
               r = config_get_string_array (c, val, kp, &opts, &n_opts);
               if (r == 0)
-                r = shim_mount_options_parse (opts, n_opts, m, kp, c->err);
+                r = config_mount_options_parse (opts, n_opts, m, kp, c->err);
             }
           else if (strcmp (key, "uidMappings") == 0 || strcmp (key, "gidMappings") == 0)
             config_warn (c, kp, "id-mapped mounts are not supported yet");
@@ -151,7 +151,7 @@ config_parse_mounts (struct config_ctx *c, yajl_val v, const char *path, void *t
 }
 
 const char *
-shim_mount_option_name (size_t i)
+config_mount_option_name (size_t i)
 {
   size_t nf = sizeof (mount_flags) / sizeof (mount_flags[0]);
   if (i < nf)

@@ -255,7 +255,7 @@ static const struct config_field process_fields[] = {
 };
 
 /* The top-level "process": a container has nothing to run without args,
- * and its cwd is not defaulted (exec's is, in shim_process_parse). */
+ * and its cwd is not defaulted (exec's is, in config_process_parse). */
 int
 config_parse_process (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
@@ -270,7 +270,7 @@ config_parse_process (struct config_ctx *c, yajl_val v, const char *path, void *
 }
 
 void
-shim_process_free (struct shim_process *p)
+config_process_free (struct shim_process *p)
 {
   config_free_strv (p->args, p->n_args);
   config_free_strv (p->env, p->n_env);
@@ -283,7 +283,7 @@ shim_process_free (struct shim_process *p)
 }
 
 int
-shim_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warnfn,
+config_process_parse (const char *json, size_t len, struct shim_process *out, shim_config_warn_fn warnfn,
                     void *opaque, shim_error_t *err)
 {
   cleanup_yajl_val yajl_val root = NULL;

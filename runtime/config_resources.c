@@ -236,7 +236,7 @@ config_parse_resources (struct config_ctx *c, yajl_val v, const char *path, void
 
 /* `update --resources FILE`: the same object as a whole document. */
 int
-shim_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err)
+config_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err)
 {
   cleanup_yajl_val yajl_val root = NULL;
   struct config_ctx c = { .err = err };
@@ -248,7 +248,7 @@ shim_resources_parse (const char *json, size_t len, struct cgroup_resources *out
 }
 
 void
-shim_resources_free (struct cgroup_resources *r)
+config_resources_free (struct cgroup_resources *r)
 {
   free (r->cpu_cpus);
   free (r->cpu_mems);

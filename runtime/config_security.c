@@ -311,7 +311,7 @@ spec_arch_resolve (const char *name)
 }
 
 bool
-shim_seccomp_arch_known (const char *spec_name)
+config_seccomp_arch_known (const char *spec_name)
 {
   return spec_arch_resolve (spec_name) != 0;
 }
@@ -448,19 +448,19 @@ config_seccomp_free (struct shim_seccomp *s)
 }
 
 const char *
-shim_seccomp_action_name (size_t i)
+config_seccomp_action_name (size_t i)
 {
   return i < N_ELEMS (seccomp_actions) ? seccomp_actions[i].name : NULL;
 }
 
 const char *
-shim_seccomp_op_name (size_t i)
+config_seccomp_op_name (size_t i)
 {
   return i < N_ELEMS (seccomp_ops) ? seccomp_ops[i].name : NULL;
 }
 
 const char *
-shim_seccomp_flag_name (size_t i)
+config_seccomp_flag_name (size_t i)
 {
   return i < N_ELEMS (seccomp_flags) ? seccomp_flags[i].name : NULL;
 }

@@ -14,7 +14,7 @@
 static int
 check_user_namespace (struct config_ctx *c, const struct shim_config *cfg)
 {
-  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_namespace *u = config_namespace (cfg, CLONE_NEWUSER);
   const struct shim_process *p = &cfg->process;
   uint32_t h;
   size_t i;
@@ -30,7 +30,7 @@ check_user_namespace (struct config_ctx *c, const struct shim_config *cfg)
     {
       /* unshare() would not make init pid 1 of a new pid namespace, and
        * clone3 would make it the host's. */
-      const struct shim_namespace *pid = shim_config_namespace (cfg, CLONE_NEWPID);
+      const struct shim_namespace *pid = config_namespace (cfg, CLONE_NEWPID);
       if (pid && pid->path == NULL)
         return shim_error_plain (c->err, ENOTSUP, "linux.namespaces: a new `pid` namespace inside a `user` "
                                  "namespace joined by path is not supported: join a pid namespace by path too");
@@ -44,18 +44,18 @@ check_user_namespace (struct config_ctx *c, const struct shim_config *cfg)
     return shim_error_plain (c->err, EINVAL, "linux.uidMappings: required with a new `user` namespace");
   if (cfg->n_gid_mappings == 0)
     return shim_error_plain (c->err, EINVAL, "linux.gidMappings: required with a new `user` namespace");
-  if (shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, 0, &h) < 0)
+  if (config_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, 0, &h) < 0)
     return shim_error_plain (c->err, EINVAL, "linux.uidMappings: the container's root (uid 0) is not mapped");
-  if (shim_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, 0, &h) < 0)
+  if (config_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, 0, &h) < 0)
     return shim_error_plain (c->err, EINVAL, "linux.gidMappings: the container's root group (gid 0) is not mapped");
-  if (shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, p->uid, &h) < 0)
+  if (config_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, p->uid, &h) < 0)
     return shim_error_plain (c->err, EINVAL, "process.user.uid: %u is not mapped by linux.uidMappings",
                              (unsigned) p->uid);
-  if (shim_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, p->gid, &h) < 0)
+  if (config_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, p->gid, &h) < 0)
     return shim_error_plain (c->err, EINVAL, "process.user.gid: %u is not mapped by linux.gidMappings",
                              (unsigned) p->gid);
   for (i = 0; i < p->n_additional_gids; i++)
-    if (shim_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, p->additional_gids[i], &h) < 0)
+    if (config_idmap_to_host (cfg->gid_mappings, cfg->n_gid_mappings, p->additional_gids[i], &h) < 0)
       return shim_error_plain (c->err, EINVAL, "process.user.additionalGids[%zu]: %u is not mapped by "
                                "linux.gidMappings", i, (unsigned) p->additional_gids[i]);
   return 0;
@@ -72,9 +72,9 @@ config_validate (struct config_ctx *c, const struct shim_config *cfg)
     return shim_error_plain (c->err, EINVAL, "process: required (shim has nothing to run without it)");
   /* The rootfs is set up by mounting: without a mount namespace of its own
    * that would be done to the host. */
-  if (shim_config_namespace (cfg, CLONE_NEWNS) == NULL)
+  if (config_namespace (cfg, CLONE_NEWNS) == NULL)
     return shim_error_plain (c->err, EINVAL, "linux.namespaces: a `mount` namespace is required");
-  if (cfg->hostname && shim_config_namespace (cfg, CLONE_NEWUTS) == NULL)
+  if (cfg->hostname && config_namespace (cfg, CLONE_NEWUTS) == NULL)
     return shim_error_plain (c->err, EINVAL, "hostname: needs a `uts` entry in linux.namespaces");
   return check_user_namespace (c, cfg);
 }

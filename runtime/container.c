@@ -123,7 +123,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return -1;
   if (cfg->hostname && sethostname (cfg->hostname, strlen (cfg->hostname)) < 0)
     return shim_error_errno (err, "hostname: sethostname `%s`", cfg->hostname);
-  net = shim_config_namespace (cfg, CLONE_NEWNET);
+  net = config_namespace (cfg, CLONE_NEWNET);
   if (net && net->path == NULL && loopback_up (err) < 0)
     return -1;
 
@@ -222,7 +222,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   cleanup_close int parent_end = -1;
   cleanup_close int child_end = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
-  const struct shim_namespace *user = shim_config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_namespace *user = config_namespace (cfg, CLONE_NEWUSER);
   bool join_user = user != NULL && user->path != NULL;
   uint64_t flags = 0;
   pid_t pid;

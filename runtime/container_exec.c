@@ -98,7 +98,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
   /* Only the namespaces the container has of its own are joined; a
    * namespace config.json did not list is the host's, as for init. */
   for (i = 0; i < sizeof (ns_names) / sizeof (ns_names[0]); i++)
-    if (shim_config_namespace (cfg, ns_names[i].type))
+    if (config_namespace (cfg, ns_names[i].type))
       {
         snprintf (path, sizeof (path), "/proc/%d/ns/%s", (int) init_pid, ns_names[i].name);
         fds[i] = open (path, O_RDONLY | O_CLOEXEC);
@@ -122,7 +122,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
    * runtime's. */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     return shim_error_errno (err, "prctl(PR_SET_DUMPABLE)");
-  if (shim_config_namespace (cfg, CLONE_NEWPID))
+  if (config_namespace (cfg, CLONE_NEWPID))
     {
       snprintf (path, sizeof (path), "/proc/%d/ns/pid", (int) init_pid);
       pidns = open (path, O_RDONLY | O_CLOEXEC);

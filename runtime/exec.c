@@ -19,7 +19,7 @@
 static void
 cleanup_processp (struct shim_process *p)
 {
-  shim_process_free (p);
+  config_process_free (p);
 }
 
 /* Append to a NULL-terminated vector (env). */
@@ -107,7 +107,7 @@ make_process (const struct runtime_exec_opts *o, struct shim_config *cfg, struct
       size_t len;
       if (util_read_file_at (AT_FDCWD, o->process_file, &json, &len, err) < 0)
         return -1;
-      if (shim_process_parse (json, len, proc, lifecycle_config_warning, NULL, err) < 0)
+      if (config_process_parse (json, len, proc, lifecycle_config_warning, NULL, err) < 0)
         return shim_error_prefix (err, "exec: %s", o->process_file);
     }
   else

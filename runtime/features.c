@@ -86,15 +86,15 @@ gen_seccomp (yajl_gen g)
   };
   size_t i;
   bool ok = json_str (g, "seccomp") && yajl_gen_map_open (g) == yajl_gen_status_ok
-            && json_kv_bool (g, "enabled", true) && gen_names (g, "actions", shim_seccomp_action_name)
-            && gen_names (g, "operators", shim_seccomp_op_name) && json_str (g, "archs")
+            && json_kv_bool (g, "enabled", true) && gen_names (g, "actions", config_seccomp_action_name)
+            && gen_names (g, "operators", config_seccomp_op_name) && json_str (g, "archs")
             && yajl_gen_array_open (g) == yajl_gen_status_ok;
   for (i = 0; ok && i < sizeof (spec_archs) / sizeof (spec_archs[0]); i++)
-    if (shim_seccomp_arch_known (spec_archs[i]))
+    if (config_seccomp_arch_known (spec_archs[i]))
       ok = json_str (g, spec_archs[i]);
   return ok && yajl_gen_array_close (g) == yajl_gen_status_ok
-         && gen_names (g, "knownFlags", shim_seccomp_flag_name)
-         && gen_names (g, "supportedFlags", shim_seccomp_flag_name) && yajl_gen_map_close (g) == yajl_gen_status_ok;
+         && gen_names (g, "knownFlags", config_seccomp_flag_name)
+         && gen_names (g, "supportedFlags", config_seccomp_flag_name) && yajl_gen_map_close (g) == yajl_gen_status_ok;
 }
 
 /* The runtime-spec's features document (features.md), limited to what is
@@ -111,13 +111,13 @@ runtime_features (char **json, shim_error_t *err)
   bool ok;
 
   for (i = 0; i < HOOK_N_STAGES; i++)
-    hooks[i] = shim_hook_stage_name ((enum shim_hook_stage) i);
+    hooks[i] = config_hook_stage_name ((enum shim_hook_stage) i);
   yajl_gen_config (y, yajl_gen_beautify, 1);
   ok = yajl_gen_map_open (y) == yajl_gen_status_ok && json_kv_str (y, "ociVersionMin", "1.0.0")
        && json_kv_str (y, "ociVersionMax", SHIM_SPEC_VERSION) && gen_strings (y, "hooks", hooks, HOOK_N_STAGES)
        && json_str (y, "mountOptions") && yajl_gen_array_open (y) == yajl_gen_status_ok;
-  for (i = 0; ok && shim_mount_option_name (i); i++)
-    ok = json_str (y, shim_mount_option_name (i));
+  for (i = 0; ok && config_mount_option_name (i); i++)
+    ok = json_str (y, config_mount_option_name (i));
   ok = ok && yajl_gen_array_close (y) == yajl_gen_status_ok && json_str (y, "linux")
        && yajl_gen_map_open (y) == yajl_gen_status_ok
        && gen_strings (y, "namespaces", namespaces, sizeof (namespaces) / sizeof (namespaces[0]))

@@ -63,8 +63,8 @@ save_config (int dirfd, const char *bundle, shim_error_t *err)
 static uid_t
 delegated_owner (const struct shim_config *cfg)
 {
-  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
-  const struct shim_namespace *cg = shim_config_namespace (cfg, CLONE_NEWCGROUP);
+  const struct shim_namespace *u = config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_namespace *cg = config_namespace (cfg, CLONE_NEWCGROUP);
   uint32_t h;
   size_t i;
 
@@ -78,7 +78,7 @@ delegated_owner (const struct shim_config *cfg)
           && !(m->flags & MS_RDONLY))
         break;
     }
-  if (i == cfg->n_mounts || shim_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, cfg->process.uid, &h) < 0)
+  if (i == cfg->n_mounts || config_idmap_to_host (cfg->uid_mappings, cfg->n_uid_mappings, cfg->process.uid, &h) < 0)
     return CGROUP_NO_OWNER;
   return h;
 }
@@ -92,7 +92,7 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
   *l = (struct launch) LAUNCH_INIT;
   if (state_validate_id (o->c.id, err) < 0)
     return -1;
-  if (shim_config_load (o->c.bundle, &l->cfg, lifecycle_config_warning, NULL, err) < 0)
+  if (config_load (o->c.bundle, &l->cfg, lifecycle_config_warning, NULL, err) < 0)
     return -1;
   cfg = l->cfg;
   if (o->c.has_memory)
@@ -322,7 +322,7 @@ launch_release (struct launch *l)
   cgroup_release (&l->cg);
   state_free (&l->st);
   if (l->cfg)
-    shim_config_free (l->cfg);
+    config_free (l->cfg);
   l->cfg = NULL;
   l->dirfd = l->proc.pidfd = l->proc.pty_master = -1;
 }

@@ -151,7 +151,7 @@ lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_conf
 
   if (util_read_file_at (dirfd, STATE_CONFIG, &json, &len, err) < 0)
     return -1;
-  if (shim_config_parse (json, len, st->bundle, out, NULL, NULL, err) < 0)
+  if (config_parse (json, len, st->bundle, out, NULL, NULL, err) < 0)
     return shim_error_prefix (err, "the config saved at create");
   return 0;
 }

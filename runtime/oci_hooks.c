@@ -180,7 +180,7 @@ oci_hooks_run (const struct shim_config *cfg, enum shim_hook_stage stage, const 
   for (i = 0; i < l->n; i++)
     {
       char where[64];
-      snprintf (where, sizeof (where), "hooks.%s[%zu]", shim_hook_stage_name (stage), i);
+      snprintf (where, sizeof (where), "hooks.%s[%zu]", config_hook_stage_name (stage), i);
       log_msg (LOG_DEBUG, "running %s \"%s\"", where, l->v[i].path);
       if (run_one (&l->v[i], where, state_json, err) < 0)
         return -1;
@@ -199,7 +199,7 @@ oci_hooks_run_all (const struct shim_config *cfg, enum shim_hook_stage stage, co
     {
       shim_error_t tmp = NULL;
       char where[64];
-      snprintf (where, sizeof (where), "hooks.%s[%zu]", shim_hook_stage_name (stage), i);
+      snprintf (where, sizeof (where), "hooks.%s[%zu]", config_hook_stage_name (stage), i);
       if (run_one (&l->v[i], where, state_json, &tmp) < 0)
         {
           log_msg (LOG_WARNING, "%s", tmp->msg);

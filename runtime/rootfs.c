@@ -247,7 +247,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
             }
           *err = tmp;
           /* procfs in a user namespace wants a pid namespace of its own. */
-          if (strcmp (type, "proc") == 0 && e == EPERM && shim_config_namespace (cfg, CLONE_NEWUSER))
+          if (strcmp (type, "proc") == 0 && e == EPERM && config_namespace (cfg, CLONE_NEWUSER))
             return shim_error_prefix (err, "mounts[%zu] (in a user namespace, /proc needs a `pid` entry in "
                                       "linux.namespaces)", i);
           return shim_error_prefix (err, "mounts[%zu]", i);

@@ -47,8 +47,8 @@ runtime_update (const struct runtime_ctx *ctx, const char *id, struct cgroup_res
       /* containerd passes the resources on stdin ("-"). */
       if (util_read_file_at (AT_FDCWD, std_in ? "/dev/stdin" : resources_file, &json, &len, err) < 0)
         return -1;
-      shim_resources_free (res);
-      if (shim_resources_parse (json, len, res, err) < 0)
+      config_resources_free (res);
+      if (config_resources_parse (json, len, res, err) < 0)
         return shim_error_prefix (err, "update: %s", std_in ? "stdin" : resources_file);
     }
   if (container_ref_open (ctx->root, id, true, &r, err) < 0

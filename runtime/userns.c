@@ -24,7 +24,7 @@
 bool
 userns_is_new (const struct shim_config *cfg)
 {
-  const struct shim_namespace *u = shim_config_namespace (cfg, CLONE_NEWUSER);
+  const struct shim_namespace *u = config_namespace (cfg, CLONE_NEWUSER);
   return u != NULL && u->path == NULL;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* shim_config_parse(): the typed struct of valid configs, the exact message
+/* config_parse(): the typed struct of valid configs, the exact message
  * of every bad config in fixtures/config/bad/ (NAME.json with NAME.err), the
- * warnings for known-but-unsupported fields, and shim_mount_options_parse().
+ * warnings for known-but-unsupported fields, and config_mount_options_parse().
  * Run from the repository root. */
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +57,7 @@ parse_str (const char *json, struct warnings *w)
 {
   struct shim_config *c = NULL;
   shim_error_t err = NULL;
-  if (shim_config_parse (json, strlen (json), "/bundle", &c, w ? collect_warning : NULL, w, &err) < 0)
+  if (config_parse (json, strlen (json), "/bundle", &c, w ? collect_warning : NULL, w, &err) < 0)
     {
       diag ("unexpected error: %s", err->msg);
       shim_error_release (&err);
@@ -73,9 +73,9 @@ parse_error (const char *json, size_t len)
   struct shim_config *c = NULL;
   shim_error_t err = NULL;
   char *msg;
-  if (shim_config_parse (json, len, "/bundle", &c, NULL, NULL, &err) == 0)
+  if (config_parse (json, len, "/bundle", &c, NULL, NULL, &err) == 0)
     {
-      shim_config_free (c);
+      config_free (c);
       return NULL;
     }
   /* Nothing is handed out on failure. */
@@ -232,15 +232,15 @@ test_full (void)
 
   /* linux */
   is_int (c->n_namespaces, 6, "linux.namespaces: 6");
-  ns = shim_config_namespace (c, CLONE_NEWPID);
+  ns = config_namespace (c, CLONE_NEWPID);
   ok (ns && ns->path == NULL, "pid namespace: new");
-  ns = shim_config_namespace (c, CLONE_NEWNET);
+  ns = config_namespace (c, CLONE_NEWNET);
   ok (ns && ns->path && strcmp (ns->path, "/var/run/netns/blue") == 0, "network namespace: joined by path");
-  ns = shim_config_namespace (c, CLONE_NEWCGROUP);
+  ns = config_namespace (c, CLONE_NEWCGROUP);
   ok (ns && ns->path == NULL, "cgroup namespace: path null is no path");
-  ok (shim_config_namespace (c, CLONE_NEWNS) != NULL, "mount namespace");
-  ok (shim_config_namespace (c, CLONE_NEWUTS) != NULL, "uts namespace");
-  ok (shim_config_namespace (c, CLONE_NEWIPC) != NULL, "ipc namespace");
+  ok (config_namespace (c, CLONE_NEWNS) != NULL, "mount namespace");
+  ok (config_namespace (c, CLONE_NEWUTS) != NULL, "uts namespace");
+  ok (config_namespace (c, CLONE_NEWIPC) != NULL, "ipc namespace");
   is_str (c->cgroups_path, "/shim/full", "linux.cgroupsPath");
   is_int (c->rootfs_propagation, MS_SLAVE | MS_REC, "linux.rootfsPropagation");
   is_int (c->n_masked_paths, 2, "linux.maskedPaths: 2");
@@ -313,12 +313,12 @@ test_terminal (void)
   struct shim_process p;
   shim_error_t err = NULL;
 
-  ok (shim_process_parse (json, strlen (json), &p, NULL, NULL, &err) == 0, "a process with a terminal parses");
+  ok (config_process_parse (json, strlen (json), &p, NULL, NULL, &err) == 0, "a process with a terminal parses");
   ok (p.terminal, "process.terminal");
   is_int (p.console_height, 24, "process.consoleSize.height");
   is_int (p.console_width, 80, "process.consoleSize.width");
   is_str (p.cwd, "/", "process.cwd defaults to /");
-  shim_process_free (&p);
+  config_process_free (&p);
   shim_error_release (&err);
 }
 
@@ -486,7 +486,7 @@ test_misc_errors (void)
     is_str (m, "process.args[0]: expected string, got number", "the first error is reported");
   }
 
-  /* shim_config_load adds the file. */
+  /* config_load adds the file. */
   {
     char dir[] = "/tmp/test_config.XXXXXX";
     shim_error_t err = NULL;
@@ -497,7 +497,7 @@ test_misc_errors (void)
     ok (mkdtemp (dir) != NULL, "a temporary bundle");
     if (asprintf (&file, "%s/config.json", dir) < 0)
       abort ();
-    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: no config.json fails");
+    ok (config_load (dir, &c, NULL, NULL, &err) < 0, "load: no config.json fails");
     if (asprintf (&want, "%s: No such file or directory", file) < 0)
       abort ();
     is_str (err ? err->msg : NULL, want, "load: missing config.json names the file");
@@ -507,7 +507,7 @@ test_misc_errors (void)
     ok (fd >= 0 && write (fd, "{\n  \"ociVersion\": 2\n}\n", 22) == 22, "write a bad config.json");
     if (fd >= 0)
       close (fd);
-    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: a bad config.json fails");
+    ok (config_load (dir, &c, NULL, NULL, &err) < 0, "load: a bad config.json fails");
     free (want);
     if (asprintf (&want, "%s: ociVersion: expected string, got number", file) < 0)
       abort ();
@@ -518,7 +518,7 @@ test_misc_errors (void)
     ok (fd >= 0 && write (fd, "{\n  \"ociVersion\": \n", 19) == 19, "write a truncated config.json");
     if (fd >= 0)
       close (fd);
-    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: a truncated config.json fails");
+    ok (config_load (dir, &c, NULL, NULL, &err) < 0, "load: a truncated config.json fails");
     free (want);
     if (asprintf (&want, "%s: line 3, column 1: malformed JSON: parse error: premature EOF", file) < 0)
       abort ();
@@ -527,7 +527,7 @@ test_misc_errors (void)
 
     unlink (file);
     rmdir (dir);
-    ok (shim_config_load (dir, &c, NULL, NULL, &err) < 0, "load: a missing bundle fails");
+    ok (config_load (dir, &c, NULL, NULL, &err) < 0, "load: a missing bundle fails");
     free (want);
     if (asprintf (&want, "bundle `%s`: No such file or directory", dir) < 0)
       abort ();
@@ -536,7 +536,7 @@ test_misc_errors (void)
   }
 }
 
-/* ---- shim_mount_options_parse ---- */
+/* ---- config_mount_options_parse ---- */
 
 struct mo_case
 {
@@ -588,7 +588,7 @@ test_mount_options (void)
 
       while (t->opts[n])
         n++;
-      r = shim_mount_options_parse ((char *const *) t->opts, n, &m, "mounts[3].options", &err);
+      r = config_mount_options_parse ((char *const *) t->opts, n, &m, "mounts[3].options", &err);
       if (t->error)
         {
           ok (r < 0, "mount options: %s: fails", t->name);
@@ -638,13 +638,13 @@ test_userns_and_devices (void)
   is_int (c->uid_mappings[1].host_id, 4294967294u, "uidMappings[1].hostID");
   is_int (c->n_gid_mappings, 1, "one gid range");
   is_int (c->gid_mappings[0].size, 10, "gidMappings[0].size");
-  ok (shim_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 0, &h) == 0 && h == 100000, "uid 0 -> 100000");
-  ok (shim_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 65535, &h) == 0 && h == 165535,
+  ok (config_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 0, &h) == 0 && h == 100000, "uid 0 -> 100000");
+  ok (config_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 65535, &h) == 0 && h == 165535,
       "uid 65535 -> 165535 (last of the range)");
-  ok (shim_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 65536, &h) == 0 && h == 4294967294u,
+  ok (config_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 65536, &h) == 0 && h == 4294967294u,
       "uid 65536 -> the second range");
-  ok (shim_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 65537, &h) < 0, "uid 65537 is not mapped");
-  ok (shim_idmap_to_host (c->gid_mappings, c->n_gid_mappings, 10, &h) < 0, "gid 10 is not mapped");
+  ok (config_idmap_to_host (c->uid_mappings, c->n_uid_mappings, 65537, &h) < 0, "uid 65537 is not mapped");
+  ok (config_idmap_to_host (c->gid_mappings, c->n_gid_mappings, 10, &h) < 0, "gid 10 is not mapped");
 
   is_int (c->n_devices, 3, "three devices");
   is_str (c->devices[0].path, "/dev/kmsg", "devices[0].path");
@@ -686,7 +686,7 @@ test_userns_and_devices (void)
   }
 }
 
-/* The two lists and parsers outside shim_config_parse: the mount option
+/* The two lists and parsers outside config_parse: the mount option
  * names `features` prints (mount(2) flags, then the propagation names), and
  * `update --resources`, a linux.resources object as a whole document. */
 static void
@@ -699,34 +699,34 @@ test_option_names_and_update (void)
   size_t i, n_prop = 0;
   bool has_ro = false;
 
-  for (i = 0; shim_mount_option_name (i) != NULL; i++)
+  for (i = 0; config_mount_option_name (i) != NULL; i++)
     {
-      const char *o = shim_mount_option_name (i);
+      const char *o = config_mount_option_name (i);
       has_ro = has_ro || strcmp (o, "ro") == 0;
       if (strstr (o, "private") || strstr (o, "shared") || strstr (o, "slave") || strstr (o, "unbindable"))
         n_prop++;
     }
   ok (has_ro, "mount option names: ro");
   is_int (n_prop, 8, "mount option names: the 8 propagations");
-  is_str (shim_mount_option_name (i - 1), "runbindable", "mount option names: propagations come last");
+  is_str (config_mount_option_name (i - 1), "runbindable", "mount option names: propagations come last");
 
-  ok (shim_resources_parse (json, strlen (json), &r, &err) == 0, "update resources parse");
+  ok (config_resources_parse (json, strlen (json), &r, &err) == 0, "update resources parse");
   ok (r.has_memory_limit && r.memory_limit == 1048576, "update: memory.limit");
   ok (r.has_pids_limit && r.pids_limit == 10, "update: pids.limit");
   ok (!r.has_cpu_shares, "update: no cpu.shares unless given");
-  shim_resources_free (&r);
+  config_resources_free (&r);
 
-  ok (shim_resources_parse ("{\"pids\": ", 9, &r, &err) < 0, "update: malformed JSON fails");
+  ok (config_resources_parse ("{\"pids\": ", 9, &r, &err) < 0, "update: malformed JSON fails");
   has_str (err ? err->msg : "", "line 1, column", "update: with line and column");
-  shim_resources_free (&r);
+  config_resources_free (&r);
   shim_error_release (&err);
-  ok (shim_resources_parse (nul, sizeof (nul) - 1, &r, &err) < 0, "update: a NUL byte fails");
+  ok (config_resources_parse (nul, sizeof (nul) - 1, &r, &err) < 0, "update: a NUL byte fails");
   is_str (err ? err->msg : "", "contains a NUL byte", "update: and says so");
-  shim_resources_free (&r);
+  config_resources_free (&r);
   shim_error_release (&err);
-  ok (shim_resources_parse ("{\"pids\": {\"limit\": \"x\"}}", 24, &r, &err) < 0, "update: a bad type fails");
+  ok (config_resources_parse ("{\"pids\": {\"limit\": \"x\"}}", 24, &r, &err) < 0, "update: a bad type fails");
   is_str (err ? err->msg : "", "resources.pids.limit: expected integer, got string", "update: names the path");
-  shim_resources_free (&r);
+  config_resources_free (&r);
   shim_error_release (&err);
 }
 

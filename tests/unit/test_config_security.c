@@ -23,7 +23,7 @@ parse_fixture (const char *path)
   size_t len = 0;
 
   if (util_read_file_at (AT_FDCWD, path, &json, &len, &err) < 0
-      || shim_config_parse (json, len, "/bundle", &c, NULL, NULL, &err) < 0)
+      || config_parse (json, len, "/bundle", &c, NULL, NULL, &err) < 0)
     {
       diag ("%s", err->msg);
       shim_error_release (&err);
@@ -98,7 +98,7 @@ test_absent (void)
   struct shim_config *c = NULL;
   shim_error_t err = NULL;
 
-  ok (shim_config_parse (j, strlen (j), "/b", &c, NULL, NULL, &err) == 0, "a config without security fields");
+  ok (config_parse (j, strlen (j), "/b", &c, NULL, NULL, &err) == 0, "a config without security fields");
   if (c == NULL)
     return;
   ok (c->process.caps.bounding == 0 && c->process.caps.effective == 0 && c->process.caps.permitted == 0
@@ -106,7 +106,7 @@ test_absent (void)
       "no process.capabilities: every set empty (runc's rule)");
   ok (c->seccomp == NULL, "no linux.seccomp: no filter");
   ok (c->process.apparmor_profile == NULL && c->process.selinux_label == NULL, "no LSM label");
-  shim_config_free (c);
+  config_free (c);
 }
 
 int
@@ -118,7 +118,7 @@ main (void)
     {
       test_capabilities (c);
       test_seccomp (c->seccomp);
-      shim_config_free (c);
+      config_free (c);
     }
   test_absent ();
   return done_testing ();

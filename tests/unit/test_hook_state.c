@@ -97,23 +97,23 @@ test_stages (void)
   cleanup_error shim_error_t err = NULL;
   enum hook_stage s;
 
-  ok (hook_stage_from_status ("creating", &s, &err) == 0 && s == HOOK_STAGE_ARM, "creating arms");
-  ok (hook_stage_from_status ("created", &s, &err) == 0 && s == HOOK_STAGE_ARM,
+  ok (hook_state_stage_from_status ("creating", &s, &err) == 0 && s == HOOK_STAGE_ARM, "creating arms");
+  ok (hook_state_stage_from_status ("created", &s, &err) == 0 && s == HOOK_STAGE_ARM,
       "created arms (crun's prestart)");
-  ok (hook_stage_from_status ("stopped", &s, &err) == 0 && s == HOOK_STAGE_POSTSTOP,
+  ok (hook_state_stage_from_status ("stopped", &s, &err) == 0 && s == HOOK_STAGE_POSTSTOP,
       "stopped is poststop");
-  ok (hook_stage_from_status ("running", &s, &err) < 0, "running is refused");
+  ok (hook_state_stage_from_status ("running", &s, &err) < 0, "running is refused");
   has_str (err ? err->msg : NULL, "not poststart", "running: says poststart is too late");
   shim_error_release (&err);
-  ok (hook_stage_from_status (NULL, &s, &err) < 0, "no status, no stage");
+  ok (hook_state_stage_from_status (NULL, &s, &err) < 0, "no status, no stage");
   shim_error_release (&err);
-  ok (hook_stage_parse ("createRuntime", &s, &err) == 0 && s == HOOK_STAGE_ARM, "createRuntime");
-  ok (hook_stage_parse ("prestart", &s, &err) == 0 && s == HOOK_STAGE_ARM, "prestart");
-  ok (hook_stage_parse ("poststop", &s, &err) == 0 && s == HOOK_STAGE_POSTSTOP, "poststop");
-  ok (hook_stage_parse ("poststart", &s, &err) < 0, "poststart is refused");
+  ok (hook_state_stage_parse ("createRuntime", &s, &err) == 0 && s == HOOK_STAGE_ARM, "createRuntime");
+  ok (hook_state_stage_parse ("prestart", &s, &err) == 0 && s == HOOK_STAGE_ARM, "prestart");
+  ok (hook_state_stage_parse ("poststop", &s, &err) == 0 && s == HOOK_STAGE_POSTSTOP, "poststop");
+  ok (hook_state_stage_parse ("poststart", &s, &err) < 0, "poststart is refused");
   has_str (err ? err->msg : NULL, "cannot arm", "poststart: why");
   shim_error_release (&err);
-  ok (hook_stage_parse ("bogus", &s, &err) < 0, "an unknown stage is refused");
+  ok (hook_state_stage_parse ("bogus", &s, &err) < 0, "an unknown stage is refused");
 }
 
 static void
@@ -121,7 +121,7 @@ proc_ok (const char *buf, const char *want, const char *what)
 {
   cleanup_error shim_error_t err = NULL;
   cleanup_free char *p = NULL;
-  ok (hook_parse_proc_cgroup (buf, &p, &err) == 0, "%s (%s)", what, err ? err->msg : "no error");
+  ok (hook_state_parse_proc_cgroup (buf, &p, &err) == 0, "%s (%s)", what, err ? err->msg : "no error");
   is_str (p, want, "%s: path", what);
 }
 
@@ -130,7 +130,7 @@ proc_fails (const char *buf, const char *want, const char *what)
 {
   cleanup_error shim_error_t err = NULL;
   cleanup_free char *p = NULL;
-  ok (hook_parse_proc_cgroup (buf, &p, &err) < 0, "%s is refused", what);
+  ok (hook_state_parse_proc_cgroup (buf, &p, &err) < 0, "%s is refused", what);
   has_str (err ? err->msg : NULL, want, "%s: the error says why", what);
 }
 
@@ -152,10 +152,10 @@ test_proc_cgroup (void)
   proc_fails ("0::/x (deleted)\n", "was removed", "a removed cgroup");
   proc_fails ("0::x\n", "not an absolute path", "a relative path");
 
-  ok (hook_cgroup_within ("/a/b", "/a/b"), "a cgroup is within itself");
-  ok (hook_cgroup_within ("/a/b/c", "/a/b"), "a child is within");
-  ok (!hook_cgroup_within ("/a/bc", "/a/b"), "a sibling with a longer name is not");
-  ok (!hook_cgroup_within ("/a", "/a/b"), "a parent is not");
+  ok (hook_state_cgroup_within ("/a/b", "/a/b"), "a cgroup is within itself");
+  ok (hook_state_cgroup_within ("/a/b/c", "/a/b"), "a child is within");
+  ok (!hook_state_cgroup_within ("/a/bc", "/a/b"), "a sibling with a longer name is not");
+  ok (!hook_state_cgroup_within ("/a", "/a/b"), "a parent is not");
 }
 
 int

@@ -136,7 +136,7 @@ test_document (void)
            "show: nested objects kept");
   is_str (shown.message, v.message, "show: the message");
   is_str (shown.hint, v.hint, "show: the hint");
-  hook_shown_release (&shown);
+  hook_verdict_shown_release (&shown);
   ok (hook_verdict_parse_document ("{\"id\":\"x\"}", &shown, &err) < 0,
       "a file without a verdict is refused");
 }

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What every manager shares, and nothing that chooses one: where the
+ * cgroup2 hierarchy is, the paths (cgroupfs and systemd
+ * slice:prefix:name), /proc/PID/cgroup, and which controllers
+ * linux.resources needs. */
+#include "cgroup/cgroup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup_internal.h"
+#include "common/util.h"
+
+const char *
+cgroup_mount_point (void)
+{
+  static const char *const candidates[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+  static const char *found;
+  static bool probed;
+  size_t i;
+
+  if (probed)
+    return found;
+  probed = true;
+  for (i = 0; i < sizeof (candidates) / sizeof (candidates[0]); i++)
+    {
+      struct statfs s;
+      if (statfs (candidates[i], &s) == 0 && s.f_type == CGROUP2_SUPER_MAGIC)
+        return found = candidates[i];
+    }
+  return NULL;
+}
+
+int
+cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
+{
+  const char *line = buf;
+
+  *path = NULL;
+  while (line && *line)
+    {
+      const char *end = strchrnul (line, '\n');
+      size_t len = (size_t) (end - line);
+
+      if (len >= 3 && strncmp (line, "0::", 3) == 0)
+        {
+          cleanup_free char *p = strndup (line + 3, len - 3);
+          size_t plen;
+          if (p == NULL)
+            return shim_error_errno (err, "cgroup path");
+          plen = strlen (p);
+          if (p[0] != '/')
+            return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
+          if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
+              || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
+            return shim_error_plain (err, EXDEV, "`%s` is outside this cgroup namespace", p);
+          if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
+            return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
+          *path = steal_pointer (&p);
+          return 0;
+        }
+      line = *end ? end + 1 : NULL;
+    }
+  return shim_error_plain (err, ENOENT, "no cgroup v2 line (`0::`)");
+}
+
+int
+cgroup_proc_path (pid_t pid, char **path, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  char file[64];
+
+  if (pid == 0)
+    snprintf (file, sizeof file, "/proc/self/cgroup");
+  else
+    snprintf (file, sizeof file, "/proc/%lld/cgroup", (long long) pid);
+  if (util_read_file_at (AT_FDCWD, file, &buf, NULL, err) < 0)
+    return -1;
+  if (cgroup_parse_proc_cgroup (buf, path, err) < 0)
+    return shim_error_prefix (err, "%s", file);
+  return 0;
+}
+
+/* "a-b.slice" lives at "/a.slice/a-b.slice" (systemd.slice(5)). */
+static int
+expand_slice (const char *slice, char **out, shim_error_t *err)
+{
+  size_t len = strlen (slice), i;
+  char *path = NULL;
+
+  if (strcmp (slice, "-.slice") == 0)
+    return (*out = strdup ("")) ? 0 : shim_error_errno (err, "cgroupsPath");
+  if (len < 7 || strcmp (slice + len - 6, ".slice") != 0 || strchr (slice, '/'))
+    return shim_error_plain (err, EINVAL, "linux.cgroupsPath: `%s` is not a systemd slice name", slice);
+  for (i = 0; i < len - 6; i++)
+    if (slice[i] == '-')
+      {
+        char *n = NULL;
+        if (i == 0 || slice[i - 1] == '-' || slice[i + 1] == '.')
+          return shim_error_plain (err, EINVAL, "linux.cgroupsPath: `%s` is not a systemd slice name",
+                                   slice);
+        if (asprintf (&n, "%s/%.*s.slice", path ? path : "", (int) i, slice) < 0)
+          return shim_error_errno (err, "cgroupsPath");
+        free (path);
+        path = n;
+      }
+  {
+    char *n = NULL;
+    if (asprintf (&n, "%s/%s", path ? path : "", slice) < 0)
+      return shim_error_errno (err, "cgroupsPath");
+    free (path);
+    *out = n;
+  }
+  return 0;
+}
+
+int
+cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **out, shim_error_t *err)
+{
+  cleanup_free char *path = NULL;
+
+  if (cgroups_path == NULL || *cgroups_path == '\0')
+    {
+      if (asprintf (&path, "/shim/%s", id) < 0)
+        return shim_error_errno (err, "cgroup path");
+    }
+  else if (systemd)
+    {
+      /* slice:prefix:name, mapped where systemd would put the scope. */
+      cleanup_free char *copy = strdup (cgroups_path);
+      cleanup_free char *slice_path = NULL;
+      char *slice, *prefix, *name;
+
+      if (copy == NULL)
+        return shim_error_errno (err, "cgroupsPath");
+      slice = copy;
+      prefix = strchr (slice, ':');
+      name = prefix ? strchr (prefix + 1, ':') : NULL;
+      if (name == NULL || strchr (name + 1, ':'))
+        return shim_error_plain (err, EINVAL, "linux.cgroupsPath: `%s` is not slice:prefix:name (--systemd-cgroup)",
+                                 cgroups_path);
+      *prefix++ = '\0';
+      *name++ = '\0';
+      if (expand_slice (*slice ? slice : "system.slice", &slice_path, err) < 0)
+        return -1;
+      if (*name == '\0' || strchr (name, '/'))
+        return shim_error_plain (err, EINVAL, "linux.cgroupsPath: `%s`: bad unit name", cgroups_path);
+      if (strlen (name) > 6 && strcmp (name + strlen (name) - 6, ".slice") == 0)
+        {
+          cleanup_free char *sub = NULL;
+          if (expand_slice (name, &sub, err) < 0)
+            return -1;
+          path = strdup (sub);
+        }
+      else if (asprintf (&path, "%s/%s%s%s.scope", slice_path, prefix, *prefix ? "-" : "", name) < 0)
+        path = NULL;
+      if (path == NULL)
+        return shim_error_errno (err, "cgroupsPath");
+    }
+  else if (cgroups_path[0] == '/')
+    path = strdup (cgroups_path);
+  else
+    {
+      /* Relative: under the runtime's own cgroup, as runc does. */
+      cleanup_free char *own = NULL;
+      if (cgroup_proc_path (0, &own, err) < 0)
+        return -1;
+      if (asprintf (&path, "%s/%s", strcmp (own, "/") ? own : "", cgroups_path) < 0)
+        path = NULL;
+    }
+  if (path == NULL)
+    return shim_error_errno (err, "cgroupsPath");
+  if (strstr (path, "/../") || (strlen (path) >= 3 && strcmp (path + strlen (path) - 3, "/..") == 0)
+      || strstr (path, "/./"))
+    return shim_error_plain (err, EINVAL, "linux.cgroupsPath: `%s` must not contain `.` or `..`", path);
+  *out = steal_pointer (&path);
+  return 0;
+}
+
+unsigned long long
+cgroup_cpu_shares_to_weight (unsigned long long shares)
+{
+  /* Maps [2, 262144] onto [1, 10000] linearly; 0 means unset. */
+  if (shares == 0)
+    return 0;
+  return 1 + ((shares - 2) * 9999) / 262142;
+}
+
+const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io" };
+
+bool
+cgroup_key_is_ctrl (const char *key, size_t i)
+{
+  size_t n = strlen (cgroup_ctrl_names[i]);
+  return strncmp (key, cgroup_ctrl_names[i], n) == 0 && key[n] == '.';
+}
+
+unsigned
+cgroup_required_controllers (const struct cgroup_resources *r)
+{
+  unsigned m = 0;
+  size_t i, j;
+  if (r->has_memory_limit || r->has_memory_reservation || r->has_memory_swap)
+    m |= CGROUP_CTRL_MEMORY;
+  if (r->has_pids_limit && r->pids_limit > 0)
+    m |= CGROUP_CTRL_PIDS;
+  if (r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period)
+    m |= CGROUP_CTRL_CPU;
+  if (r->cpu_cpus || r->cpu_mems)
+    m |= CGROUP_CTRL_CPUSET;
+  if (r->has_blkio_weight)
+    m |= CGROUP_CTRL_IO;
+  for (i = 0; i < r->n_unified; i++)
+    for (j = 0; j < CGROUP_N_CTRL; j++)
+      if (cgroup_key_is_ctrl (r->unified[i].key, j))
+        m |= 1u << j;
+  return m;
+}
+
+const char *
+cgroup_first_ctrl (unsigned mask)
+{
+  size_t i;
+  for (i = 0; i < CGROUP_N_CTRL; i++)
+    if (mask & (1u << i))
+      return cgroup_ctrl_names[i];
+  return "?";
+}

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The layout rules of docs/DESIGN.md, checked on the built tree (TAP):
+#   - a folder includes only the folders below it;
+#   - a `*_internal.h` is included only from its own folder;
+#   - no source file over 800 lines;
+#   - every global symbol carries its module's prefix;
+#   - no two object files call each other (no two-way dependency).
+# Run from anywhere after `make`; objects are read with nm.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+folders="common cgroup verdict runtime cli hooks"
+declare -A may_include=(
+	[common]=""
+	[cgroup]="common"
+	[verdict]="common cgroup"
+	[runtime]="common cgroup verdict"
+	[cli]="common cgroup verdict runtime"
+	[hooks]="common cgroup verdict"
+)
+# Module prefixes a folder's global symbols may start with, besides the
+# object's own name (hook_store.o: hook_store_).
+declare -A prefixes=(
+	[common]="shim_error log_ util_ pidfd_"
+	[cgroup]="cgroup_ cg_"
+	[verdict]="verdict_ monitor_ watcher_ init_exit_"
+	[runtime]="runtime_ config_ container_ launch_ lifecycle_ oci_hooks_ process_ rootfs_ security_ state_ supervise_ sync_ userns_"
+	[cli]="cmd_ main"
+	[hooks]="main"
+)
+
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; shift; printf '#   %s\n' "$@"; }
+check() { # check DESCRIPTION PROBLEM...: ok when there is no problem
+	local what=$1; shift
+	if [ $# -eq 0 ]; then ok "$what"; else not_ok "$what" "$@"; fi
+}
+
+for d in $folders; do
+	bad=()
+	for f in "$d"/*.[ch]; do
+		for inc in $(sed -n 's|^#include "\([a-z_-]*\)/.*|\1|p' "$f" | sort -u); do
+			[ "$inc" = "$d" ] && continue
+			case " ${may_include[$d]} " in *" $inc "*) ;; *) bad+=("$f includes $inc/") ;; esac
+		done
+	done
+	check "$d/ includes only ${may_include[$d]:-nothing of the project}" "${bad[@]}"
+done
+
+bad=()
+for f in $(for d in $folders; do ls "$d"/*.[ch]; done) tests/unit/*.c; do
+	while read -r h; do
+		[ "${h%%/*}" = "${f%%/*}" ] || bad+=("$f includes $h")
+	done < <(sed -n 's|^#include "\([a-z_-]*/[a-z_]*_internal\.h\)"|\1|p' "$f")
+done
+check "an *_internal.h is included only from its own folder" "${bad[@]}"
+
+bad=()
+for d in $folders; do
+	for f in "$d"/*.[ch]; do
+		l=$(wc -l < "$f")
+		[ "$l" -le 800 ] || bad+=("$f: $l lines")
+	done
+done
+check "no source file over 800 lines" "${bad[@]}"
+
+objs=()
+for d in $folders; do
+	for o in "$d"/*.o; do [ -e "$o" ] && objs+=("$o"); done
+done
+if [ ${#objs[@]} -eq 0 ]; then
+	not_ok "objects to check" "no object files: run make first"
+	echo "1..$n"
+	exit 1
+fi
+
+for d in $folders; do
+	bad=()
+	for o in "$d"/*.o; do
+		while read -r sym; do
+			good=0
+			for p in ${prefixes[$d]} "$(basename "$o" .o)_"; do
+				case $sym in "$p"*) good=1 ;; esac
+			done
+			[ $good = 1 ] || bad+=("$o: $sym")
+		done < <(nm -g --defined-only "$o" | awk '{print $3}')
+	done
+	check "$d/: every global symbol has its module's prefix (${prefixes[$d]})" "${bad[@]}"
+done
+
+# Who calls whom, from each object's undefined symbols and where they are
+# defined; then the pairs that call each other.
+two_way=$(
+	for o in "${objs[@]}"; do
+		nm -g --defined-only "$o" | awk -v o="$o" '{print "D", $3, o}'
+		nm -u "$o" | awk -v o="$o" '{print "U", $NF, o}'
+	done | awk '
+		$1 == "D" { def[$2] = $3; next }
+		{ use[NR] = $2; user[NR] = $3 }
+		END {
+			for (i in use) if ((use[i] in def) && def[use[i]] != user[i]) edge[user[i] " " def[use[i]]] = 1
+			for (e in edge) { split(e, p, " "); if ((p[2] " " p[1]) in edge && p[1] < p[2]) print p[1] " <-> " p[2] }
+		}'
+)
+mapfile -t bad < <(printf '%s' "$two_way" | sed '/^$/d')
+check "no two object files depend on each other" "${bad[@]}"
+
+echo "1..$n"
+exit $fail
