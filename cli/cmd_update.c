@@ -7,7 +7,6 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "runtime/config.h"
 
 const char cmd_pause_usage[] = "usage: shim pause ID\n";
 const char cmd_resume_usage[] = "usage: shim resume ID\n";
@@ -39,7 +38,7 @@ cmd_resume (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
 static void
 cleanup_resourcesp (struct cgroup_resources *r)
 {
-  config_resources_free (r);
+  runtime_resources_release (r);
 }
 
 /* runc's size flags take plain bytes; -1 is unlimited. */

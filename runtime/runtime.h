@@ -137,6 +137,9 @@ int runtime_resume (const struct runtime_ctx *ctx, const char *id, shim_error_t 
  * stdin) when it is given. */
 int runtime_update (const struct runtime_ctx *ctx, const char *id, struct cgroup_resources *res,
                     const char *resources_file, shim_error_t *err);
+/* Free what the caller of runtime_update filled in (the cpuset strings) and
+ * what a resources file added. */
+void runtime_resources_release (struct cgroup_resources *res);
 
 /* features: the runtime-spec's features document (malloc'd JSON). */
 int runtime_features (char **json, shim_error_t *err);

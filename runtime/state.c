@@ -309,8 +309,10 @@ state_status (int dirfd, int cgroup_mountfd, const struct shim_state *st)
     {
       cleanup_free char *path = NULL;
       cleanup_free char *buf = NULL;
+      struct cg_cgroup_events ev;
       if (asprintf (&path, "%s/cgroup.events", st->cgroup_path + (st->cgroup_path[0] == '/')) > 0
-          && util_read_file_at (cgroup_mountfd, path, &buf, NULL, &tmp) == 0 && strstr (buf, "frozen 1"))
+          && util_read_file_at (cgroup_mountfd, path, &buf, NULL, &tmp) == 0
+          && cg_parse_cgroup_events ("cgroup.events", buf, &ev, &tmp) == 0 && (ev.have & CG_CEV_FROZEN) && ev.frozen)
         return STATUS_PAUSED;
       shim_error_release (&tmp);
     }

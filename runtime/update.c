@@ -33,6 +33,12 @@ runtime_resume (const struct runtime_ctx *ctx, const char *id, shim_error_t *err
   return freeze (ctx, id, false, err);
 }
 
+void
+runtime_resources_release (struct cgroup_resources *res)
+{
+  config_resources_free (res);
+}
+
 int
 runtime_update (const struct runtime_ctx *ctx, const char *id, struct cgroup_resources *res,
                 const char *resources_file, shim_error_t *err)
