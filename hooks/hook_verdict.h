@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* From the watcher's record to DESIGN.md's verdict, through the one copy of
+/* From the watcher's record to docs/DESIGN.md's verdict, through the one copy of
  * the rules (verdict_compute, without an exit status: hooks never get one),
  * and the verdict file written at poststop:
  *
@@ -8,7 +8,7 @@
  *     "record": "complete" | "incomplete" | "missing",
  *     "cgroup": "/libpod_parent/libpod-..." | null, "bundle": "..." | null,
  *     "oom_file": true | false,       // <bundle>/oom was created
- *     "verdict": { DESIGN.md's fields } }
+ *     "verdict": { docs/DESIGN.md's fields } }
  *
  * What the record is worth: "complete" when the watcher's last snapshot was
  * read after the cgroup had emptied, so its counters are final.  Otherwise

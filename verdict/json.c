@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The verdict as JSON, with DESIGN.md's field names. */
+/* The verdict as JSON, with docs/DESIGN.md's field names. */
 #include "verdict/verdict_internal.h"
 
 #include <errno.h>

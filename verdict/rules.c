@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verdict rules (see verdict.h for the rules and the decisions made where
- * DESIGN.md is silent).  Pure: evidence in, decision out; no I/O, no
+ * docs/DESIGN.md is silent).  Pure: evidence in, decision out; no I/O, no
  * allocation, no text (text.c tells the decision), so every rule is tested
  * from tables of snapshots. */
 #include "verdict/verdict_internal.h"

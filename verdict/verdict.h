@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The death verdict (DESIGN.md "The verdict"): a pure function from cgroup
+/* The death verdict (docs/DESIGN.md "The verdict"): a pure function from cgroup
  * snapshots, init's wait status and the runtime's record of the signals it
  * sent, to what happened, plus its JSON and one human sentence.  Both `shim`
  * and `shim-oom-hook` call this; it is the only copy of the rules.
@@ -18,7 +18,7 @@
  * scope is "container" when local oom rose, else "ancestor".  Tree kills with
  * OOM events only in nested cgroups are nested_kills, never the container's.
  *
- * Decisions where DESIGN.md is silent:
+ * Decisions where docs/DESIGN.md is silent:
  *   - Without a wait status (the hook): a group kill (local oom_group_kill, or
  *     an ancestor kill) is OOMKilled, because a group kill takes init too; the
  *     message says the exit status was not known, exit_code and signal are
@@ -33,7 +33,7 @@
  *     when they are unknown or show one-by-one kills.
  *   - init died of SIGKILL, the container's kill was not a group kill, and the
  *     runtime had sent SIGKILL itself: Killed, killed_by runtime, oom_killed
- *     null, since either could have killed init (this is the case DESIGN.md's
+ *     null, since either could have killed init (this is the case docs/DESIGN.md's
  *     promise is about; the literal rule would say OOMKilled).
  *   - C's own limit ran out while nested cgroups also had OOM events and only
  *     the tree counted kills: which kills were whose is unknown; with init
@@ -44,7 +44,7 @@
  *   - No baseline: counters are taken from 0, which is only trusted while they
  *     are all still 0 (counters only rise); otherwise oom_killed is null.
  *   - The reason oom_killed is null goes into message (and unknown_reason);
- *     the JSON has exactly DESIGN.md's fields.
+ *     the JSON has exactly docs/DESIGN.md's fields.
  *   - oom is null when the counters are unknown or nothing was OOM-killed in
  *     C's tree; oom.scope is null for nested kills only; oom.group_kill is
  *     null when the kernel does not count group kills, and for ancestor kills
@@ -144,7 +144,7 @@ struct verdict
 
 void verdict_compute (const struct verdict_input *in, struct verdict *out);
 
-/* One JSON line with DESIGN.md's field names; *out is malloc'd.
+/* One JSON line with docs/DESIGN.md's field names; *out is malloc'd.
  * verdict_gen writes the same object as the next value of g (the state file,
  * annotations). */
 int verdict_to_json (const struct verdict *v, char **out, shim_error_t *err);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The verdict rules, one row per row of DESIGN.md's measured table and per
+/* The verdict rules, one row per row of docs/DESIGN.md's measured table and per
  * rule; the size formatter; two golden JSON lines. */
 #include <signal.h>
 #include <stdlib.h>
@@ -77,7 +77,7 @@ struct row
 #define KILLED_BY_RT VERDICT_SIGBIT (SIGKILL)
 
 static const struct row rows[] = {
-  /* ---- DESIGN.md's measured table ---- */
+  /* ---- docs/DESIGN.md's measured table ---- */
   { "table 1: own limit, processes in C, oom.group=1", Z, Z, { 1, 3, 1 }, { 1, 3, 1 }, S_BOTH,
     ST_SIG, SIGKILL, 0, false, NULL, 58 * MIB, 1 * MIB, VERDICT_OOM_KILLED, T, true, CONT, 3, 0,
     T, NOBY,

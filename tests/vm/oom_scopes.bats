@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Whose OOM was it?  A kill in a cgroup the container made below its own is
 # not the container's death; a parent's limit running out is, with scope
-# "ancestor".  (DESIGN.md's measured table, rows 3 and 4.)
+# "ancestor".  (docs/DESIGN.md's measured table, rows 3 and 4.)
 
 load helpers
 
