@@ -64,6 +64,8 @@ usage (FILE *f)
            RUNTIME_DEFAULT_ROOT);
 }
 
+/* The command NAME, or NULL once the error is told, with where the list
+ * of commands is. */
 static const struct cli_command *
 find_command (const char *name)
 {
@@ -91,7 +93,7 @@ help (int argc, char **argv)
 {
   const struct cli_command *cmd;
 
-  if (argc < 2)
+  if (argc < 2 || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);
       return 0;
