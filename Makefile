@@ -55,6 +55,14 @@ tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h $(SHIM_LIBS)
 %.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The commit `--version` prints, given to the two files that print it; the
+# stamp changes only with the commit, so only they are rebuilt then.
+SHIM_COMMIT := $(or $(if $(wildcard .git),$(shell git describe --always --dirty 2>/dev/null)),unknown)
+COMMIT_STAMP := build/commit
+$(shell mkdir -p build; [ "$$(cat $(COMMIT_STAMP) 2>/dev/null)" = '$(SHIM_COMMIT)' ] || echo '$(SHIM_COMMIT)' >$(COMMIT_STAMP))
+cli/main.o hooks/oom_hook.o: $(COMMIT_STAMP)
+cli/main.o hooks/oom_hook.o: CFLAGS += -DSHIM_COMMIT='"$(SHIM_COMMIT)"'
+
 -include $(ALL_OBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # The example rootfs: busybox-static plus the static test workloads.

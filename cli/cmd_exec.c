@@ -9,7 +9,24 @@
 #include "cli/commands.h"
 
 const char cmd_exec_usage[] = "usage: shim exec [options] ID COMMAND [ARG]...\n"
-                              "       shim exec [options] --process FILE ID\n";
+                              "       shim exec [options] --process FILE ID\n"
+                              "\n"
+                              "  -p, --process FILE             the process, as config.json's\n"
+                              "  -d, --detach                   start it and return\n"
+                              "      --pid-file FILE            write the process' pid there\n"
+                              "  -t, --tty                      give it a terminal\n"
+                              "  -c, --console-socket SOCK      send the terminal's master there\n"
+                              "  -e, --env KEY=VALUE            set a variable (repeatable)\n"
+                              "      --cwd DIR                  the working directory\n"
+                              "  -u, --user UID[:GID]           run as this user\n"
+                              "      --no-new-privs             set no_new_privs\n"
+                              "      --ignore-paused            exec even if the container is paused\n"
+                              "  -g, --additional-gids GIDS     accepted for runc; no effect here\n"
+                              "      --preserve-fds N           accepted for runc; no effect here\n"
+                              "      --process-label LABEL      accepted for runc; no effect here\n"
+                              "      --apparmor PROFILE         accepted for runc; no effect here\n"
+                              "      --cap CAP                  accepted for runc; no effect here\n"
+                              "      --cgroup PATH              accepted for runc; no effect here\n";
 
 static void
 cleanup_envp (char ***v)
@@ -39,6 +56,7 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
     { "apparmor", required_argument, NULL, O_IGNORED_ARG },
     { "cap", required_argument, NULL, O_IGNORED_ARG },
     { "cgroup", required_argument, NULL, O_IGNORED_ARG },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   __attribute__ ((cleanup (cleanup_envp))) char **envs = NULL;
@@ -46,7 +64,7 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
   int c, exit_code;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+p:dtc:e:u:g:", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+p:dtc:e:u:g:h", opts, NULL)) != -1)
     switch (c)
       {
       case 'p': o.process_file = optarg; break;
@@ -72,6 +90,7 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
       case O_NNP: o.no_new_privs = true; break;
       case O_IGNORE_PAUSED: o.ignore_paused = true; break;
       case 'g': case O_IGNORED_ARG: break;
+      case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "exec: unknown option `%s`", argv[optind - 1]);
       }
   if (optind >= argc)

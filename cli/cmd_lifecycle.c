@@ -9,11 +9,26 @@
 #include "cli/commands.h"
 #include "common/util.h"
 
-const char cmd_create_usage[] = "usage: shim create [--bundle DIR] [--pid-file FILE] [--console-socket SOCK] [--no-pivot]\n"
-                                "                   [--allow-unenforced-limits] ID\n";
-const char cmd_start_usage[] = "usage: shim start ID\n";
-const char cmd_kill_usage[] = "usage: shim kill [--all] ID [SIGNAL]\n";
-const char cmd_delete_usage[] = "usage: shim delete [--force] ID\n";
+const char cmd_create_usage[] = "usage: shim create [options] ID\n"
+                                "\n"
+                                "  -b, --bundle DIR               the bundle (default: .)\n"
+                                "      --pid-file FILE            write init's pid there\n"
+                                "      --console-socket SOCK      send the terminal's master there\n"
+                                "      --no-pivot                 chroot instead of pivot_root\n"
+                                "      --allow-unenforced-limits  create even where a limit is not enforced\n"
+                                "      --preserve-fds N           accepted for runc; extra fds pass by $LISTEN_FDS\n"
+                                "      --no-new-keyring           accepted for runc; no effect here\n"
+                                "      --no-subreaper             accepted for runc; no effect here\n";
+const char cmd_start_usage[] = "usage: shim start ID\n"
+                               "\n";
+const char cmd_kill_usage[] = "usage: shim kill [options] ID [SIGNAL]\n"
+                              "\n"
+                              "SIGNAL: a name or number: KILL, SIGKILL, 9, RTMIN+3... (default: TERM)\n"
+                              "\n"
+                              "  -a, --all                      signal every process of the container\n";
+const char cmd_delete_usage[] = "usage: shim delete [options] ID\n"
+                                "\n"
+                                "  -f, --force                    kill the container first if it runs\n";
 
 /* The id: the one operand the command takes. */
 static int
@@ -45,13 +60,14 @@ cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
     { "no-subreaper", no_argument, NULL, 'K' },
     { "preserve-fds", required_argument, NULL, 'K' },
     { "allow-unenforced-limits", no_argument, NULL, 'U' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   struct runtime_create_opts o = { .bundle = "." };
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+b:", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+b:h", opts, NULL)) != -1)
     switch (c)
       {
       case 'b': o.bundle = optarg; break;
@@ -60,6 +76,7 @@ cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
       case 'P': o.no_pivot = true; break;
       case 'U': o.allow_unenforced = true; break;
       case 'K': break;
+      case 'h': return CMD_HELP;
       default: return unknown_option ("create", argv, err);
       }
   if (one_id ("create", argc, argv, &o.id, err) < 0)
@@ -71,8 +88,10 @@ int
 cmd_start (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
   const char *id = NULL;
+  int ret = cmd_help_only ("start", argc, argv, err);
 
-  optind = 1;
+  if (ret != 0)
+    return ret;
   if (one_id ("start", argc, argv, &id, err) < 0)
     return -1;
   return runtime_start (ctx, id, err);
@@ -136,6 +155,7 @@ cmd_kill (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
 {
   static const struct option opts[] = {
     { "all", no_argument, NULL, 'a' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   bool all = false;
@@ -143,10 +163,11 @@ cmd_kill (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
   int c, sig = SIGTERM;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+a", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+ah", opts, NULL)) != -1)
     switch (c)
       {
       case 'a': all = true; break;
+      case 'h': return CMD_HELP;
       default: return unknown_option ("kill", argv, err);
       }
   if (one_id ("kill", argc, argv, &id, err) < 0)
@@ -163,6 +184,7 @@ cmd_delete (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
 {
   static const struct option opts[] = {
     { "force", no_argument, NULL, 'f' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   bool force = false;
@@ -170,10 +192,11 @@ cmd_delete (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+f", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+fh", opts, NULL)) != -1)
     switch (c)
       {
       case 'f': force = true; break;
+      case 'h': return CMD_HELP;
       default: return unknown_option ("delete", argv, err);
       }
   if (one_id ("delete", argc, argv, &id, err) < 0)

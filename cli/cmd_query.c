@@ -9,19 +9,31 @@
 #include "cli/commands.h"
 #include "common/util.h"
 
-const char cmd_state_usage[] = "usage: shim state ID\n";
-const char cmd_list_usage[] = "usage: shim list [--format table|json] [--quiet]\n";
-const char cmd_ps_usage[] = "usage: shim ps [--format table|json] ID\n";
-const char cmd_events_usage[] = "usage: shim events [--stats] [--interval DURATION] ID\n";
+const char cmd_state_usage[] = "usage: shim state ID\n"
+                               "\n";
+const char cmd_list_usage[] = "usage: shim list [options]\n"
+                              "\n"
+                              "  -f, --format table|json        how to print (default: table)\n"
+                              "  -q, --quiet                    print the ids only\n";
+const char cmd_ps_usage[] = "usage: shim ps [options] ID\n"
+                            "\n"
+                            "  -f, --format table|json        how to print (default: table)\n";
+const char cmd_events_usage[] = "usage: shim events [options] ID\n"
+                                "\n"
+                                "      --stats                    print the stats once and exit\n"
+                                "      --interval DURATION        time between stats (default: 5s)\n";
 
 int
 cmd_state (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
   cleanup_free char *json = NULL;
+  int ret = cmd_help_only ("state", argc, argv, err);
 
-  if (argc != 2)
+  if (ret != 0)
+    return ret;
+  if (argc - optind != 1)
     return shim_error_plain (err, EINVAL, "state: exactly one container id is required");
-  if (runtime_state (ctx, argv[1], &json, err) < 0)
+  if (runtime_state (ctx, argv[optind], &json, err) < 0)
     return -1;
   printf ("%s\n", json);
   return 0;
@@ -33,6 +45,7 @@ cmd_list (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
   static const struct option opts[] = {
     { "format", required_argument, NULL, 'f' },
     { "quiet", no_argument, NULL, 'q' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   struct runtime_list_entry *e = NULL;
@@ -41,7 +54,7 @@ cmd_list (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+f:q", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+f:qh", opts, NULL)) != -1)
     switch (c)
       {
       case 'f':
@@ -50,6 +63,7 @@ cmd_list (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
         json = strcmp (optarg, "json") == 0;
         break;
       case 'q': quiet = true; break;
+      case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "list: unknown option `%s`", argv[optind - 1]);
       }
   if (runtime_list (ctx, json && !quiet, &e, &n, err) < 0)
@@ -80,6 +94,7 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
   static const struct option opts[] = {
     { "format", required_argument, NULL, 'f' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   struct runtime_ps_entry *e = NULL;
@@ -88,10 +103,11 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+f:", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+f:h", opts, NULL)) != -1)
     switch (c)
       {
       case 'f': json = strcmp (optarg, "json") == 0; break;
+      case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "ps: unknown option `%s`", argv[optind - 1]);
       }
   if (optind >= argc)
@@ -149,16 +165,18 @@ cmd_events (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
   static const struct option opts[] = {
     { "stats", no_argument, NULL, 's' },
     { "interval", required_argument, NULL, 'i' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   bool stats = false;
   int c, interval = 5000;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+h", opts, NULL)) != -1)
     switch (c)
       {
       case 's': stats = true; break;
+      case 'h': return CMD_HELP;
       case 'i':
         if (parse_interval (optarg, &interval) < 0)
           return shim_error_plain (err, EINVAL, "events: --interval `%s`: e.g. 5s, 500ms", optarg);

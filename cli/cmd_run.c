@@ -15,16 +15,21 @@
 #include "verdict/verdict.h"
 
 /* The table's usage, and `shim run --help`. */
-const char cmd_run_usage[] = "usage: shim run [--bundle DIR] [options] [ID]\n"
-                            "       shim run [options] BUNDLE/\n\n"
-                            "  --json                     print the verdict as one JSON line on stderr\n"
-                            "  --memory SIZE              memory limit for this run (e.g. 512M)\n"
-                            "  --allow-unenforced-limits  run even where a limit cannot be enforced\n"
-                            "  --detach, -d               start it and return; `shim delete` removes it\n"
-                            "  --keep                     keep the stopped container for `shim state`\n"
-                            "  --pid-file FILE            write init's pid there\n"
-                            "  --console-socket SOCK      send the terminal's master there\n"
-                            "  --no-pivot                 chroot instead of pivot_root\n";
+const char cmd_run_usage[] = "usage: shim run [options] [ID]\n"
+                             "       shim run [options] BUNDLE/\n"
+                             "\n"
+                             "  -b, --bundle DIR               the bundle (default: BUNDLE/, or .)\n"
+                             "      --json                     print the verdict as one JSON line on stderr\n"
+                             "      --memory SIZE              memory limit for this run (e.g. 512M)\n"
+                             "      --allow-unenforced-limits  run even where a limit cannot be enforced\n"
+                             "  -d, --detach                   start it and return; `shim delete` removes it\n"
+                             "      --keep                     keep the stopped container for `shim state`\n"
+                             "      --pid-file FILE            write init's pid there\n"
+                             "      --console-socket SOCK      send the terminal's master there\n"
+                             "      --no-pivot                 chroot instead of pivot_root\n"
+                             "      --preserve-fds N           accepted for runc; extra fds pass by $LISTEN_FDS\n"
+                             "      --no-new-keyring           accepted for runc; no effect here\n"
+                             "      --no-subreaper             accepted for runc; no effect here\n";
 
 struct run_cli
 {
@@ -114,7 +119,7 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
     { "no-new-keyring", no_argument, NULL, 'K' },
     { "no-subreaper", no_argument, NULL, 'K' },
     { "preserve-fds", required_argument, NULL, 'F' },
-    { "help", no_argument, NULL, 'h' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   int c;
@@ -137,9 +142,7 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
           return shim_error_plain (err, EINVAL, "run: --memory `%s`: not a size (e.g. 512M, 2G)", optarg);
         o->r.c.has_memory = true;
         break;
-      case 'h':
-        fputs (cmd_run_usage, stdout);
-        return 1;
+      case 'h': return CMD_HELP;
       default:
         return shim_error_plain (err, EINVAL, "run: unknown option `%s` (see `shim run --help`)",
                                  argv[optind - 1]);
@@ -167,7 +170,7 @@ cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err
   o.r.opaque = &o.json;
   ret = parse_run_opts (argc, argv, &o, err);
   if (ret != 0)
-    return ret < 0 ? -1 : 0;
+    return ret;
   if (runtime_run (ctx, &o.r, &exit_code, err) < 0)
     return -1;
   return exit_code;

@@ -8,17 +8,22 @@
 #include "cli/commands.h"
 #include "common/util.h"
 
-const char cmd_features_usage[] = "usage: shim features\n";
-const char cmd_spec_usage[] = "usage: shim spec [--bundle DIR]\n";
+const char cmd_features_usage[] = "usage: shim features\n"
+                                  "\n";
+const char cmd_spec_usage[] = "usage: shim spec [options]\n"
+                              "\n"
+                              "  -b, --bundle DIR               where to write config.json (default: .)\n";
 
 int
 cmd_features (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
   cleanup_free char *json = NULL;
+  int ret = cmd_help_only ("features", argc, argv, err);
 
   (void) ctx;
-  (void) argv;
-  if (argc > 1)
+  if (ret != 0)
+    return ret;
+  if (optind < argc)
     return shim_error_plain (err, EINVAL, "features: takes no arguments");
   if (runtime_features (&json, err) < 0)
     return -1;
@@ -31,6 +36,7 @@ cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
 {
   static const struct option opts[] = {
     { "bundle", required_argument, NULL, 'b' },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   const char *bundle = ".";
@@ -38,10 +44,11 @@ cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
 
   (void) ctx;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+b:", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+b:h", opts, NULL)) != -1)
     switch (c)
       {
       case 'b': bundle = optarg; break;
+      case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "spec: unknown option `%s`", argv[optind - 1]);
       }
   return runtime_spec (bundle, err);

@@ -8,19 +8,35 @@
 #include "cli/commands.h"
 #include "common/util.h"
 
-const char cmd_pause_usage[] = "usage: shim pause ID\n";
-const char cmd_resume_usage[] = "usage: shim resume ID\n";
-const char cmd_update_usage[] = "usage: shim update [--resources FILE|-] [--memory BYTES] [--memory-reservation BYTES]\n"
-                                "                   [--memory-swap BYTES] [--pids-limit N] [--cpu-shares N]\n"
-                                "                   [--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST]\n"
-                                "                   [--cpuset-mems LIST] [--blkio-weight N] ID\n";
+const char cmd_pause_usage[] = "usage: shim pause ID\n"
+                               "\n";
+const char cmd_resume_usage[] = "usage: shim resume ID\n"
+                                "\n";
+const char cmd_update_usage[] = "usage: shim update [options] ID\n"
+                                "\n"
+                                "  -r, --resources FILE|-         the resources as OCI JSON (-: stdin)\n"
+                                "      --memory BYTES             memory limit (-1: unlimited)\n"
+                                "      --memory-reservation BYTES memory soft limit\n"
+                                "      --memory-swap BYTES        memory + swap limit (-1: unlimited)\n"
+                                "      --pids-limit N             most processes (-1: unlimited)\n"
+                                "      --cpu-shares N             CPU weight, relative\n"
+                                "      --cpu-quota N              CPU time per period (us)\n"
+                                "      --cpu-period N             CPU period (us)\n"
+                                "      --cpuset-cpus LIST         CPUs allowed (e.g. 0-3,5)\n"
+                                "      --cpuset-mems LIST         memory nodes allowed\n"
+                                "      --blkio-weight N           block I/O weight, relative\n";
 
 static int
 freeze (const struct runtime_ctx *ctx, int argc, char **argv, bool frozen, shim_error_t *err)
 {
-  if (argc != 2)
-    return shim_error_plain (err, EINVAL, "%s: exactly one container id is required", frozen ? "pause" : "resume");
-  return frozen ? runtime_pause (ctx, argv[1], err) : runtime_resume (ctx, argv[1], err);
+  const char *cmd = frozen ? "pause" : "resume";
+  int ret = cmd_help_only (cmd, argc, argv, err);
+
+  if (ret != 0)
+    return ret;
+  if (argc - optind != 1)
+    return shim_error_plain (err, EINVAL, "%s: exactly one container id is required", cmd);
+  return frozen ? runtime_pause (ctx, argv[optind], err) : runtime_resume (ctx, argv[optind], err);
 }
 
 int
@@ -67,6 +83,7 @@ cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
     { "cpuset-cpus", required_argument, NULL, O_CPUS },
     { "cpuset-mems", required_argument, NULL, O_MEMS },
     { "blkio-weight", required_argument, NULL, O_BLKIO },
+    CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   __attribute__ ((cleanup (cleanup_resourcesp))) struct cgroup_resources res = { 0 };
@@ -75,10 +92,11 @@ cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+r:", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+r:h", opts, NULL)) != -1)
     switch (c)
       {
       case 'r': file = optarg; break;
+      case 'h': return CMD_HELP;
       case O_MEM:
         if (flag_i64 ("--memory", optarg, &res.memory_limit, &res.has_memory_limit, err) < 0)
           return -1;

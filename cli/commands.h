@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The command table's entries.  Each parses its own options, makes one call
  * into the runtime (runtime/runtime.h), prints what that returns, and
- * returns the process exit code (>= 0), or -1 with *err set. */
+ * returns the process exit code (>= 0), -1 with *err set, or CMD_HELP. */
 #ifndef SHIM_COMMANDS_H
 #define SHIM_COMMANDS_H
+
+#include <getopt.h>
 
 #include "common/error.h"
 #include "runtime/runtime.h"
 
 typedef int (*cli_handler) (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
+
+/* A handler's return when --help or -h was among its options (before its
+ * operands): main prints the command's usage from the table, exit 0. */
+#define CMD_HELP (-2)
+/* --help in each command's getopt_long table ('h' in its short options). */
+#define CMD_HELP_OPTION { "help", no_argument, NULL, 'h' }
+
+/* The options of a command that has none but --help: 0 with optind at its
+ * first operand, CMD_HELP, or -1 with *err set (CMD names the command). */
+int cmd_help_only (const char *cmd, int argc, char **argv, shim_error_t *err);
 
 int cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
@@ -26,7 +38,9 @@ int cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error
 int cmd_features (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 
-/* Each command's usage, next to its options (the table's usage column). */
+/* Each command's usage, next to its options (the table's usage column):
+ * "usage: shim CMD ...\n\n", then a line per option with its meaning at
+ * column 33; main adds the line of --help. */
 extern const char cmd_run_usage[];
 extern const char cmd_create_usage[];
 extern const char cmd_start_usage[];

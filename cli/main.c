@@ -41,14 +41,68 @@ static const struct cli_command commands[] = {
   { "spec", "write a default config.json", cmd_spec_usage, cmd_spec, false },
 };
 
+#define N_COMMANDS (sizeof (commands) / sizeof (commands[0]))
+
 static void
 usage (FILE *f)
 {
   size_t i;
-  fprintf (f, "usage: shim [--root DIR] [--log FILE] [--log-format text|json] [--debug] COMMAND [ARGS]\n"
+  fprintf (f, "usage: shim [global options] COMMAND [options] [ARGS]\n"
               "       shim run BUNDLE/           run the bundle in the foreground\n\ncommands:\n");
-  for (i = 0; i < sizeof (commands) / sizeof (commands[0]); i++)
+  for (i = 0; i < N_COMMANDS; i++)
     fprintf (f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (f, "\nglobal options:\n"
+              "      --root DIR                 where containers' state lives (default: %s)\n"
+              "      --log FILE                 write the log there instead of stderr\n"
+              "      --log-format text|json     the log's format (default: text)\n"
+              "      --debug                    log debug lines too\n"
+              "      --systemd-cgroup           read cgroupsPath as slice:prefix:name\n"
+              "      --criu PATH, --rootless B  accepted for runc; no effect here\n"
+              "  -v, --version                  print the version\n"
+              "  -h, --help                     print this help\n"
+              "\n`shim help COMMAND` or `shim COMMAND --help`: a command's options.\n",
+           RUNTIME_DEFAULT_ROOT);
+}
+
+/* The command NAME, or NULL once the error is told, with where the list
+ * of commands is. */
+static const struct cli_command *
+find_command (const char *name)
+{
+  size_t i;
+  for (i = 0; i < N_COMMANDS; i++)
+    if (strcmp (commands[i].name, name) == 0)
+      return &commands[i];
+  log_msg (LOG_ERROR, "unknown command `%s`", name);
+  fputs ("shim: `shim help` lists the commands\n", stderr);
+  return NULL;
+}
+
+/* `shim help CMD`, `shim CMD --help`: what the command does, its usage and
+ * its options. */
+static void
+command_help (const struct cli_command *cmd)
+{
+  printf ("shim %s: %s\n\n%s", cmd->name, cmd->summary, cmd->usage);
+  printf ("  %-30s %s\n", "-h, --help", "print this help");
+}
+
+/* `shim help [CMD]`. */
+static int
+help (int argc, char **argv)
+{
+  const struct cli_command *cmd;
+
+  if (argc < 2 || strcmp (argv[1], "help") == 0)
+    {
+      usage (stdout);
+      return 0;
+    }
+  cmd = find_command (argv[1]);
+  if (cmd == NULL)
+    return 1;
+  command_help (cmd);
+  return 0;
 }
 
 int
@@ -70,10 +124,10 @@ main (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   struct runtime_ctx ctx = { .root = RUNTIME_DEFAULT_ROOT };
+  const struct cli_command *cmd;
   const char *log = NULL, *log_format = "text";
   bool debug = false;
   shim_error_t err = NULL;
-  size_t i;
   int c, ret;
 
   /* '+': stop at the command, whose own options follow it. */
@@ -87,7 +141,8 @@ main (int argc, char **argv)
       case 's': ctx.systemd_cgroup = true; break;
       case 'I': break;
       case 'v':
-        printf ("shim version %s\nspec: %s\n", SHIM_VERSION, SHIM_SPEC_VERSION);
+        /* runc's three lines, which scripts parse. */
+        printf ("shim version %s\ncommit: %s\nspec: %s\n", SHIM_VERSION, SHIM_COMMIT, SHIM_SPEC_VERSION);
         return 0;
       case 'h':
         usage (stdout);
@@ -106,18 +161,14 @@ main (int argc, char **argv)
       usage (stderr);
       return 1;
     }
-  for (i = 0; i < sizeof (commands) / sizeof (commands[0]); i++)
-    if (strcmp (commands[i].name, argv[optind]) == 0)
-      break;
-  if (i == sizeof (commands) / sizeof (commands[0]))
-    {
-      log_msg (LOG_ERROR, "unknown command `%s`", argv[optind]);
-      usage (stderr);
-      return 1;
-    }
+  if (strcmp (argv[optind], "help") == 0)
+    return help (argc - optind, argv + optind);
+  cmd = find_command (argv[optind]);
+  if (cmd == NULL)
+    return 1;
   /* Before anything else happens: the re-exec starts over with the same
    * arguments. */
-  if (commands[i].sealed && security_run_sealed_copy (argv_all, &err) < 0)
+  if (cmd->sealed && security_run_sealed_copy (argv_all, &err) < 0)
     {
       log_error_release (&err);
       return 1;
@@ -126,7 +177,12 @@ main (int argc, char **argv)
   argc -= optind;
   argv += optind;
   optind = 0;
-  ret = commands[i].fn (&ctx, argc, argv, &err);
+  ret = cmd->fn (&ctx, argc, argv, &err);
+  if (ret == CMD_HELP)
+    {
+      command_help (cmd);
+      return 0;
+    }
   if (ret < 0)
     {
       log_error_release (&err);

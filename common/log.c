@@ -58,60 +58,111 @@ write_all (int fd, const char *s, size_t len)
 }
 
 static void
-log_to_file (enum log_level level, const char *msg)
+write_json_record (int fd, enum log_level level, const char *msg, const char *when)
+{
+  yajl_gen g = yajl_gen_alloc (NULL);
+  const unsigned char *buf;
+  size_t len;
+
+  if (g == NULL)
+    return;
+  yajl_gen_map_open (g);
+  yajl_gen_string (g, (const unsigned char *) "level", 5);
+  yajl_gen_string (g, (const unsigned char *) level_names[level], strlen (level_names[level]));
+  yajl_gen_string (g, (const unsigned char *) "msg", 3);
+  yajl_gen_string (g, (const unsigned char *) msg, strlen (msg));
+  yajl_gen_string (g, (const unsigned char *) "time", 4);
+  yajl_gen_string (g, (const unsigned char *) when, strlen (when));
+  yajl_gen_map_close (g);
+  if (yajl_gen_get_buf (g, &buf, &len) == yajl_gen_status_ok)
+    {
+      write_all (fd, (const char *) buf, len);
+      write_all (fd, "\n", 1);
+    }
+  yajl_gen_free (g);
+}
+
+/* S between double quotes, escaped as Go's strconv.Quote does the common
+ * cases, so that a message with quotes or newlines stays one line. */
+static char *
+quote (const char *s)
+{
+  char *out = malloc (strlen (s) * 4 + 3), *o = out;
+
+  if (out == NULL)
+    return NULL;
+  *o++ = '"';
+  for (; *s; s++)
+    {
+      unsigned char ch = (unsigned char) *s;
+      const char *esc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n" : ch == '\t' ? "\\t"
+                        : ch == '\r' ? "\\r" : NULL;
+      if (esc)
+        o = stpcpy (o, esc);
+      else if (ch < 0x20 || ch == 0x7f)
+        o += sprintf (o, "\\x%02x", ch);
+      else
+        *o++ = (char) ch;
+    }
+  *o++ = '"';
+  *o = '\0';
+  return out;
+}
+
+static void
+write_text_record (int fd, enum log_level level, const char *msg, const char *when)
+{
+  cleanup_free char *q = quote (msg);
+  cleanup_free char *line = NULL;
+  int n;
+
+  if (q == NULL)
+    return;
+  n = asprintf (&line, "time=\"%s\" level=%s msg=%s\n", when, level_names[level], q);
+  if (n > 0)
+    write_all (fd, line, (size_t) n);
+}
+
+/* One record, as runc's logger (logrus) writes it:
+ *   json  {"level":"debug","msg":"...","time":"..."}
+ *   text  time="..." level=debug msg="..." */
+static void
+write_record (int fd, enum log_level level, const char *msg)
 {
   char when[UTIL_RFC3339_LEN];
 
   util_rfc3339_now (when, sizeof when);
   if (log_json)
-    {
-      yajl_gen g = yajl_gen_alloc (NULL);
-      const unsigned char *buf;
-      size_t len;
-      if (g == NULL)
-        return;
-      yajl_gen_map_open (g);
-      yajl_gen_string (g, (const unsigned char *) "level", 5);
-      yajl_gen_string (g, (const unsigned char *) level_names[level], strlen (level_names[level]));
-      yajl_gen_string (g, (const unsigned char *) "msg", 3);
-      yajl_gen_string (g, (const unsigned char *) msg, strlen (msg));
-      yajl_gen_string (g, (const unsigned char *) "time", 4);
-      yajl_gen_string (g, (const unsigned char *) when, strlen (when));
-      yajl_gen_map_close (g);
-      if (yajl_gen_get_buf (g, &buf, &len) == yajl_gen_status_ok)
-        {
-          write_all (log_fd, (const char *) buf, len);
-          write_all (log_fd, "\n", 1);
-        }
-      yajl_gen_free (g);
-    }
+    write_json_record (fd, level, msg, when);
   else
-    {
-      char *line = NULL;
-      int n = asprintf (&line, "%s %s: %s\n", when, level_names[level], msg);
-      if (n > 0)
-        write_all (log_fd, line, (size_t) n);
-      free (line);
-    }
+    write_text_record (fd, level, msg, when);
 }
 
+/* Where each line goes, as runc: the log is the --log file, or stderr
+ * without one.  Info and debug lines are only ever log records (debug with
+ * --debug; info on stderr with --debug only, a person is reading).  Errors
+ * and warnings are for whoever ran shim too: always on stderr, as
+ * "shim: msg", unless stderr is itself the JSON log. */
 static void
 emit (enum log_level level, const char *msg)
 {
+  bool stderr_is_log = log_fd < 0;
+
   if (level == LOG_DEBUG && !debug_on)
     return;
-  if (log_fd >= 0)
-    log_to_file (level, msg);
-  /* stderr gets errors and warnings always (a person is reading), the rest
-   * only with --debug. */
-  if (level <= LOG_WARNING || debug_on)
+  if (!stderr_is_log)
+    write_record (log_fd, level, msg);
+  if (stderr_is_log && (level > LOG_WARNING || log_json))
     {
-      char *line = NULL;
-      int n = asprintf (&line, "%s: %s%s\n", prog, level == LOG_ERROR ? "" : level == LOG_WARNING ? "warning: " : "",
-                        msg);
+      if (level <= LOG_WARNING || debug_on)
+        write_record (STDERR_FILENO, level, msg);
+    }
+  else if (level <= LOG_WARNING)
+    {
+      cleanup_free char *line = NULL;
+      int n = asprintf (&line, "%s: %s%s\n", prog, level == LOG_WARNING ? "warning: " : "", msg);
       if (n > 0)
         write_all (STDERR_FILENO, line, (size_t) n);
-      free (line);
     }
 }
 

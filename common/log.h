@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Diagnostics: to stderr, and with --log FILE also to FILE, as text or as
- * runc's JSON lines ({"level":"error","msg":...,"time":...}), which
- * containerd and podman parse for the error of a failed call. */
+/* Diagnostics, as runc writes them: log records go to the --log FILE, or to
+ * stderr without one, as runc's JSON lines ({"level":"error","msg":...,
+ * "time":...}, which containerd and podman parse for the error of a failed
+ * call) or its text lines (time="..." level=error msg="...").  Errors and
+ * warnings are printed on stderr too, as "shim: msg" (unless stderr is the
+ * JSON log); debug lines only with --debug. */
 #ifndef SHIM_LOG_H
 #define SHIM_LOG_H
 

@@ -6,6 +6,11 @@
 #ifndef SHIM_VERSION
 #define SHIM_VERSION "0.1.0"
 #endif
+/* The commit built (`git describe --always --dirty`): the Makefile passes
+ * it to the files that print it, and to them only. */
+#ifndef SHIM_COMMIT
+#define SHIM_COMMIT "unknown"
+#endif
 /* The runtime-spec version shim implements. */
 #define SHIM_SPEC_VERSION "1.2.0"
 

@@ -408,7 +408,7 @@ main (int argc, char **argv)
       case 'f': log_format = optarg; break;
       case 'd': debug = true; break;
       case 'v':
-        printf ("shim-oom-hook version %s\n", SHIM_VERSION);
+        printf ("shim-oom-hook version %s\ncommit: %s\n", SHIM_VERSION, SHIM_COMMIT);
         return 0;
       case 'h':
         usage (stdout);

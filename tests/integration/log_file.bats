@@ -25,12 +25,12 @@ load helpers
 name": not found in the container'
 }
 
-@test "--log text: time, level, message" {
+@test "--log text: time, level, message, as runc's (logrus) text lines" {
 	cfg '.process.cwd = "/nowhere"'
 	run --separate-stderr shim --log "$T/log.txt" run --bundle "$BUNDLE" "$ID"
 	assert_error 'process.cwd `/nowhere`: No such file or directory'
 	assert_eq "$(wc -l <"$T/log.txt")" 1 "lines in the log"
-	[[ "$(cat "$T/log.txt")" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\ error:\ process\.cwd\ \`/nowhere\`:\ No\ such\ file\ or\ directory$ ]]
+	[[ "$(cat "$T/log.txt")" =~ ^time=\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\"\ level=error\ msg=\"process\.cwd\ \`/nowhere\`:\ No\ such\ file\ or\ directory\"$ ]]
 }
 
 @test "the log is appended to, not truncated" {

@@ -135,10 +135,10 @@ last_error() {
 	last_error "container \`$ID\` does not exist"
 }
 
-@test "--log-format text: the last line is time, level, message" {
+@test "--log-format text: the last line is time, level, message, as runc's (logrus) text lines" {
 	run --separate-stderr "$SHIM_BIN" --root "$STATE" --log "$T/log.txt" --log-format text state "$ID"
 	assert_status 1
-	[[ "$(tail -n 1 "$T/log.txt")" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\ error:\ container\ \`$ID\`\ does\ not\ exist$ ]]
+	[[ "$(tail -n 1 "$T/log.txt")" =~ ^time=\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\"\ level=error\ msg=\"container\ \`$ID\`\ does\ not\ exist\"$ ]]
 }
 
 @test "--debug: debug lines in the log too" {
