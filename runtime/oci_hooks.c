@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -60,21 +59,13 @@ hook_child (const struct shim_hook *h, int in, int out)
   _exit (127);
 }
 
-static long long
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Feed the state, collect the output, wait for the exit or the timeout. */
 static int
 supervise (const struct shim_hook *h, const char *where, pid_t pid, int pidfd, int in, int out,
            const char *state, struct output *o, shim_error_t *err)
 {
   size_t off = 0, len = strlen (state);
-  long long deadline = h->timeout > 0 ? now_ms () + h->timeout * 1000LL : -1;
+  long long deadline = h->timeout > 0 ? util_monotonic_ms () + h->timeout * 1000LL : -1;
   siginfo_t si = { 0 };
   bool out_open = true;
 
@@ -86,7 +77,7 @@ supervise (const struct shim_hook *h, const char *where, pid_t pid, int pidfd, i
         { .fd = out_open ? out : -1, .events = POLLIN },
         { .fd = in, .events = POLLOUT },
       };
-      int timeout = deadline < 0 ? -1 : (int) (deadline - now_ms ());
+      int timeout = deadline < 0 ? -1 : (int) (deadline - util_monotonic_ms ());
       int n;
 
       if (deadline >= 0 && timeout <= 0)
