@@ -128,6 +128,24 @@ sleep 1000 "
 	dead "$pid"
 }
 
+@test "exec --detach with a pid file it cannot write fails and leaves no process" {
+	ct_up
+	local init
+	init=$(ct_field pid)
+	status=0
+	shim exec --detach --pid-file "$T/missing/dir/exec.pid" "$ID" /bin/sleep 1001 \
+		</dev/null >"$T/exec.out" 2>"$T/exec.err" 3>&- || status=$?
+	assert_status 1
+	assert_contains "$(cat "$T/exec.err")" "$T/missing/dir/exec.pid"
+	# Reaped before exec returned: init is the container's only process.
+	assert_eq "$(shim ps --format json "$ID" | jq -c .)" "[$init]" "the container's processes"
+	local p
+	for p in $(tagged_pids); do
+		assert_not_contains "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" "sleep 1001" "process $p"
+	done
+	ct_cleanup
+}
+
 @test "exec in a created container runs, and init still waits for start" {
 	share_dir
 	sh_cmd 'echo started >/tmp/share/started; exec sleep 1000'
