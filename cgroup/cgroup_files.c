@@ -688,10 +688,14 @@ bool
 cg_events_fd_ended (int fd)
 {
   char buf[256];
-  ssize_t n = pread (fd, buf, sizeof (buf) - 1, 0);
+  ssize_t n;
   struct cg_cgroup_events ev;
   shim_error_t tmp = NULL;
 
+  /* A signal during the read is not the end of the cgroup. */
+  do
+    n = pread (fd, buf, sizeof (buf) - 1, 0);
+  while (n < 0 && errno == EINTR);
   if (n < 0)
     return true; /* ENODEV: removed */
   buf[n] = '\0';

@@ -310,9 +310,9 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
 
   /* Walk down from the root, creating what is missing and delegating the
    * controllers at each level. */
-  fd = dup (out->mountfd);
+  fd = fcntl (out->mountfd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0)
-    return shim_error_errno (err, "dup");
+    return shim_error_errno (err, "dup `%s`", mp);
   {
     cleanup_free char *walk = strdup (path);
     cleanup_free char *so_far = strdup ("");
