@@ -316,11 +316,7 @@ read_optional (int dirfd, const char *name, char **buf, shim_error_t *err)
       return 0;
     }
   /* Hand the precise error (it names the file and the errno) to the caller. */
-  if (err != NULL && *err == NULL)
-    *err = steal_pointer (&local);
-  else
-    shim_error_release (&local);
-  return -1;
+  return shim_error_take (err, &local);
 }
 
 int

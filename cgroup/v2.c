@@ -470,7 +470,7 @@ kill_all (int dirfd, const char *path, shim_error_t *err)
     return 0;
   if (tmp->status != ENOENT)
     {
-      *err = tmp;
+      shim_error_take (err, &tmp);
       return shim_error_prefix (err, "cgroup `%s`", path);
     }
   /* Before 5.14 there is no cgroup.kill: signal each member. */

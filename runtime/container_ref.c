@@ -13,17 +13,20 @@ int
 container_ref_open (const char *root, const char *id, bool exclusive, struct container_ref *r,
                     shim_error_t *err)
 {
+  shim_error_t tmp = NULL;
+
   *r = (struct container_ref) CONTAINER_REF_INIT;
   r->dirfd = state_open (root, id, exclusive, err);
   if (r->dirfd < 0)
     return -1;
-  if (state_read (r->dirfd, &r->st, err) < 0)
+  /* Looked at in a local error first: the caller's may not be empty. */
+  if (state_read (r->dirfd, &r->st, &tmp) < 0)
     {
       /* The dir without state.json: a create still on its way (or one that
        * died half-way; delete --force clears it). */
-      if ((*err)->status != ENOENT)
-        return -1;
-      shim_error_release (err);
+      if (tmp->status != ENOENT)
+        return shim_error_take (err, &tmp);
+      shim_error_release (&tmp);
       r->st.id = strdup (id);
       if (r->st.id == NULL)
         return shim_error_errno (err, "container `%s`", id);
