@@ -418,8 +418,11 @@ read_events (int ev, const char *path, struct cg_cgroup_events *e, shim_error_t 
 {
   char buf[256];
   shim_error_t tmp = NULL;
-  ssize_t n = pread (ev, buf, sizeof (buf) - 1, 0);
+  ssize_t n;
 
+  do
+    n = pread (ev, buf, sizeof (buf) - 1, 0);
+  while (n < 0 && errno == EINTR);
   if (n < 0)
     return shim_error_errno (err, "read `%s/cgroup.events`", path);
   buf[n] = '\0';
