@@ -316,11 +316,7 @@ read_optional (int dirfd, const char *name, char **buf, shim_error_t *err)
       return 0;
     }
   /* Hand the precise error (it names the file and the errno) to the caller. */
-  if (err != NULL && *err == NULL)
-    *err = steal_pointer (&local);
-  else
-    shim_error_release (&local);
-  return -1;
+  return shim_error_take (err, &local);
 }
 
 int
@@ -688,10 +684,14 @@ bool
 cg_events_fd_ended (int fd)
 {
   char buf[256];
-  ssize_t n = pread (fd, buf, sizeof (buf) - 1, 0);
+  ssize_t n;
   struct cg_cgroup_events ev;
   shim_error_t tmp = NULL;
 
+  /* A signal during the read is not the end of the cgroup. */
+  do
+    n = pread (fd, buf, sizeof (buf) - 1, 0);
+  while (n < 0 && errno == EINTR);
   if (n < 0)
     return true; /* ENODEV: removed */
   buf[n] = '\0';

@@ -91,7 +91,7 @@ static int
 expand_slice (const char *slice, char **out, shim_error_t *err)
 {
   size_t len = strlen (slice), i;
-  char *path = NULL;
+  cleanup_free char *path = NULL;
 
   if (strcmp (slice, "-.slice") == 0)
     return (*out = strdup ("")) ? 0 : shim_error_errno (err, "cgroupsPath");
@@ -113,7 +113,6 @@ expand_slice (const char *slice, char **out, shim_error_t *err)
     char *n = NULL;
     if (asprintf (&n, "%s/%s", path ? path : "", slice) < 0)
       return shim_error_errno (err, "cgroupsPath");
-    free (path);
     *out = n;
   }
   return 0;

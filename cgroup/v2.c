@@ -26,6 +26,8 @@
 /* How long teardown waits for the kernel to empty a killed cgroup.  SIGKILLed
  * processes exit in microseconds unless stuck in the kernel (D state). */
 #define DESTROY_TIMEOUT_MS 5000
+/* How long pause (or resume) waits for every task to stop (or go on). */
+#define FREEZE_TIMEOUT_MS 5000
 
 /* Controllers named in a space-separated list (cgroup.controllers). */
 static unsigned
@@ -308,9 +310,9 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
 
   /* Walk down from the root, creating what is missing and delegating the
    * controllers at each level. */
-  fd = dup (out->mountfd);
+  fd = fcntl (out->mountfd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0)
-    return shim_error_errno (err, "dup");
+    return shim_error_errno (err, "dup `%s`", mp);
   {
     cleanup_free char *walk = strdup (path);
     cleanup_free char *so_far = strdup ("");
@@ -416,8 +418,11 @@ read_events (int ev, const char *path, struct cg_cgroup_events *e, shim_error_t 
 {
   char buf[256];
   shim_error_t tmp = NULL;
-  ssize_t n = pread (ev, buf, sizeof (buf) - 1, 0);
+  ssize_t n;
 
+  do
+    n = pread (ev, buf, sizeof (buf) - 1, 0);
+  while (n < 0 && errno == EINTR);
   if (n < 0)
     return shim_error_errno (err, "read `%s/cgroup.events`", path);
   buf[n] = '\0';
@@ -435,6 +440,8 @@ static int
 wait_empty (int dirfd, const char *path, shim_error_t *err)
 {
   cleanup_close int ev = openat (dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  /* One bound for the whole wait, not one per change of the file. */
+  long long deadline = util_monotonic_ms () + DESTROY_TIMEOUT_MS;
   if (ev < 0)
     return shim_error_errno (err, "open `%s/cgroup.events`", path);
   for (;;)
@@ -446,8 +453,8 @@ wait_empty (int dirfd, const char *path, shim_error_t *err)
         return -1;
       if ((e.have & CG_CEV_POPULATED) && !e.populated)
         return 0;
-      r = poll (&p, 1, DESTROY_TIMEOUT_MS);
-      if (r < 0 && errno != EINTR)
+      r = util_poll_until (&p, 1, deadline);
+      if (r < 0)
         return shim_error_errno (err, "poll `%s/cgroup.events`", path);
       if (r == 0)
         return shim_error_plain (err, EBUSY, "cgroup `%s` still has processes %d ms after cgroup.kill",
@@ -466,7 +473,7 @@ kill_all (int dirfd, const char *path, shim_error_t *err)
     return 0;
   if (tmp->status != ENOENT)
     {
-      *err = tmp;
+      shim_error_take (err, &tmp);
       return shim_error_prefix (err, "cgroup `%s`", path);
     }
   /* Before 5.14 there is no cgroup.kill: signal each member. */
@@ -557,23 +564,40 @@ static int
 v2_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
 {
   cleanup_close int ev = openat (cg->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  long long deadline;
 
   if (ev < 0)
     return shim_error_errno (err, "open `%s/cgroup.events`", cg->path);
   if (util_write_file_at (cg->dirfd, "cgroup.freeze", frozen ? "1" : "0", 1, err) < 0)
     return shim_error_prefix (err, "cgroup `%s`", cg->path);
   /* The write returns before every task has stopped: cgroup.events says
-   * when ("frozen 1"), and changes of it are a POLLPRI. */
+   * when ("frozen 1"), and changes of it are a POLLPRI.  A task stuck in
+   * the kernel (D state) never gets there: bounded, so that pause fails
+   * instead of hanging. */
+  deadline = util_monotonic_ms () + FREEZE_TIMEOUT_MS;
   for (;;)
     {
       struct cg_cgroup_events e;
       struct pollfd p = { .fd = ev, .events = POLLPRI };
+      int r;
       if (read_events (ev, cg->path, &e, err) < 0)
         return -1;
       if (!(e.have & CG_CEV_FROZEN) || e.frozen == frozen || !e.populated)
         return 0;
-      if (poll (&p, 1, -1) < 0 && errno != EINTR)
+      r = util_poll_until (&p, 1, deadline);
+      if (r < 0)
         return shim_error_errno (err, "poll `%s/cgroup.events`", cg->path);
+      if (r == 0)
+        {
+          /* A pause that failed leaves the container running, not frozen
+           * later behind the caller's back when the task comes out. */
+          shim_error_t tmp = NULL;
+          if (frozen)
+            util_write_file_at (cg->dirfd, "cgroup.freeze", "0", 1, &tmp);
+          shim_error_release (&tmp);
+          return shim_error_plain (err, ETIMEDOUT, "cgroup `%s` did not %s within %d s", cg->path,
+                                   frozen ? "freeze" : "thaw", FREEZE_TIMEOUT_MS / 1000);
+        }
     }
 }
 

@@ -88,6 +88,18 @@ shim_error_prefix (shim_error_t *err, const char *fmt, ...)
   return -1;
 }
 
+int
+shim_error_take (shim_error_t *err, shim_error_t *from)
+{
+  if (err != NULL && *err == NULL)
+    {
+      *err = *from;
+      *from = NULL;
+    }
+  shim_error_release (from);
+  return -1;
+}
+
 void
 shim_error_release (shim_error_t *err)
 {

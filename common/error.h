@@ -33,6 +33,11 @@ int shim_error_plain (shim_error_t *err, int errno_, const char *fmt, ...)
 int shim_error_prefix (shim_error_t *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* Hand an error a callee filled in a local object (to look at it first) to
+ * the caller's ERR: moved when ERR is empty, else released, since the first
+ * error wins.  *FROM is NULL after; returns -1 so it can be returned. */
+int shim_error_take (shim_error_t *err, shim_error_t *from);
+
 void shim_error_release (shim_error_t *err);
 
 #endif

@@ -192,6 +192,29 @@ util_rfc3339_now (char *buf, size_t len)
   snprintf (buf, len, "%s.%09ldZ", sec, ts.tv_nsec);
 }
 
+long long
+util_monotonic_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+util_poll_until (struct pollfd *p, nfds_t n, long long deadline)
+{
+  for (;;)
+    {
+      long long left = deadline < 0 ? -1 : deadline - util_monotonic_ms ();
+      int r;
+      if (deadline >= 0 && left <= 0)
+        return 0;
+      r = poll (p, n, left > INT_MAX ? INT_MAX : (int) left);
+      if (r >= 0 || errno != EINTR)
+        return r;
+    }
+}
+
 const char *
 util_id_invalid (const char *id)
 {

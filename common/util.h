@@ -4,6 +4,7 @@
 #define SHIM_UTIL_H
 
 #include <stdbool.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,6 +93,14 @@ int util_parse_i64 (const char *s, int64_t *out);
  * the form runc writes in state.json and its JSON log lines.  len >= 40. */
 #define UTIL_RFC3339_LEN 40
 void util_rfc3339_now (char *buf, size_t len);
+
+/* Milliseconds on CLOCK_MONOTONIC, for deadlines. */
+long long util_monotonic_ms (void);
+
+/* poll(2) until DEADLINE (a util_monotonic_ms () value; < 0: none),
+ * retrying on EINTR with the time left: > 0 ready, 0 the deadline passed,
+ * < 0 failed (errno).  Every wait of the runtime has a bound: this is it. */
+int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
 
 /* Why ID cannot be a container id (runc's rule: 1 to 1024 of letters,
  * digits and `_-.+`, not `.` or `..`, so it is always one path component),

@@ -90,7 +90,7 @@ ensure_oom_group (int cgfd, const struct hook_state *st, const struct hook_arm_o
     {
       bool absent = tmp->status == ENOENT;
       if (!absent)
-        *err = steal_pointer (&tmp);
+        shim_error_take (err, &tmp);
       shim_error_release (&tmp);
       return absent ? "absent" : NULL;
     }

@@ -271,10 +271,7 @@ do_show (const struct opts *o, const char *id, shim_error_t *err)
       char *json = NULL;
 
       if (tmp->status != ENOENT)
-        {
-          *err = steal_pointer (&tmp);
-          return -1;
-        }
+        return shim_error_take (err, &tmp);
       shim_error_release (&tmp);
       if (hook_store_watcher_running (cfd))
         return shim_error_plain (err, EAGAIN, "container %s is still running: no verdict yet", id);

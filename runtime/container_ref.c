@@ -13,17 +13,20 @@ int
 container_ref_open (const char *root, const char *id, bool exclusive, struct container_ref *r,
                     shim_error_t *err)
 {
+  shim_error_t tmp = NULL;
+
   *r = (struct container_ref) CONTAINER_REF_INIT;
   r->dirfd = state_open (root, id, exclusive, err);
   if (r->dirfd < 0)
     return -1;
-  if (state_read (r->dirfd, &r->st, err) < 0)
+  /* Looked at in a local error first: the caller's may not be empty. */
+  if (state_read (r->dirfd, &r->st, &tmp) < 0)
     {
       /* The dir without state.json: a create still on its way (or one that
        * died half-way; delete --force clears it). */
-      if ((*err)->status != ENOENT)
-        return -1;
-      shim_error_release (err);
+      if (tmp->status != ENOENT)
+        return shim_error_take (err, &tmp);
+      shim_error_release (&tmp);
       r->st.id = strdup (id);
       if (r->st.id == NULL)
         return shim_error_errno (err, "container `%s`", id);
@@ -92,21 +95,30 @@ container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *
   return 0;
 }
 
-/* A pidfd polls readable when init exits. */
+/* How long delete --force waits for a SIGKILLed init to go. */
+#define WAIT_GONE_MS 5000
+
+/* A pidfd polls readable when init exits.  Bounded: a SIGKILLed init exits
+ * in microseconds unless it is stuck in the kernel (D state), and then
+ * delete must fail rather than hang. */
 int
 container_ref_wait_gone (const struct container_ref *r, shim_error_t *err)
 {
   shim_error_t tmp = NULL;
   cleanup_close int fd = open_init (&r->st, &tmp);
   struct pollfd p = { .fd = fd, .events = POLLIN };
+  int n;
 
   if (fd < 0)
     {
       shim_error_release (&tmp);
       return 0;
     }
-  while (poll (&p, 1, -1) < 0)
-    if (errno != EINTR)
-      return shim_error_errno (err, "wait for init of `%s`", r->st.id);
+  n = util_poll_until (&p, 1, util_monotonic_ms () + WAIT_GONE_MS);
+  if (n < 0)
+    return shim_error_errno (err, "wait for init of `%s`", r->st.id);
+  if (n == 0)
+    return shim_error_plain (err, ETIMEDOUT, "container `%s`: init (pid %d) did not exit within %d s of SIGKILL",
+                             r->st.id, (int) r->st.pid, WAIT_GONE_MS / 1000);
   return 0;
 }

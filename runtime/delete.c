@@ -19,15 +19,15 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
   shim_error_t tmp = NULL;
   struct verdict v;
 
-  if (container_ref_open (ctx->root, id, true, &r, err) < 0)
+  if (container_ref_open (ctx->root, id, true, &r, &tmp) < 0)
     {
       /* runc: deleting what is not there is no error with --force. */
-      if (force && (*err)->status == ENOENT)
+      if (force && tmp->status == ENOENT)
         {
-          shim_error_release (err);
+          shim_error_release (&tmp);
           return 0;
         }
-      return -1;
+      return shim_error_take (err, &tmp);
     }
   if (r.status == STATUS_CREATING)
     {

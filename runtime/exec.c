@@ -14,6 +14,7 @@
 #include "runtime/container.h"
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
+#include "runtime/process_internal.h"
 #include "runtime/supervise.h"
 
 static void
@@ -169,8 +170,13 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
     return -1;
   if (container_exec (cfg, &proc, r.st.pid, &eo, &cp, err) < 0)
     return -1;
+  /* Without its pid file the caller cannot know the process: it must not
+   * be left running (nor its pidfd and pty open). */
   if (o->pid_file && lifecycle_write_pid_file (o->pid_file, cp.pid, err) < 0)
-    return -1;
+    {
+      process_reap_failed (cp.pidfd, &cp.pty_master);
+      return -1;
+    }
   if (eo.detach)
     {
       close (cp.pidfd);

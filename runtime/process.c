@@ -100,10 +100,10 @@ process_apply_rlimits (const struct shim_process *p, shim_error_t *err)
         continue;
       /* The usual cause, said in words: raising a hard limit is a privilege. */
       if (errno == EPERM && getrlimit (p->rlimits[i].resource, &cur) == 0 && rl.rlim_max > cur.rlim_max)
-        return shim_error (err, EPERM,
-                           "process.rlimits[%zu]: hard limit %llu is above the runtime's own %llu, "
-                           "and raising it needs CAP_SYS_RESOURCE",
-                           i, (unsigned long long) rl.rlim_max, (unsigned long long) cur.rlim_max);
+        return shim_error_plain (err, EPERM,
+                                 "process.rlimits[%zu]: hard limit %llu is above the runtime's own %llu, "
+                                 "and raising it needs CAP_SYS_RESOURCE",
+                                 i, (unsigned long long) rl.rlim_max, (unsigned long long) cur.rlim_max);
       return shim_error_errno (err, "process.rlimits[%zu]: setrlimit soft %llu, hard %llu", i,
                                (unsigned long long) rl.rlim_cur, (unsigned long long) rl.rlim_max);
     }

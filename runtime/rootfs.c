@@ -87,10 +87,7 @@ ensure_in_root (int rootfd, const char *path, bool last_is_file, shim_error_t *e
               fd = openat2_in_root (rootfd, dup, O_PATH, err);
             }
           else if (fd < 0)
-            {
-              *err = tmp;
-              return -1;
-            }
+            return shim_error_take (err, &tmp);
           if (fd < 0)
             return -1;
           if (last)
@@ -245,7 +242,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
                 return shim_error_prefix (err, "mounts[%zu]", i);
               return 0;
             }
-          *err = tmp;
+          shim_error_take (err, &tmp);
           /* procfs in a user namespace wants a pid namespace of its own. */
           if (strcmp (type, "proc") == 0 && e == EPERM && config_namespace (cfg, CLONE_NEWUSER))
             return shim_error_prefix (err, "mounts[%zu] (in a user namespace, /proc needs a `pid` entry in "
@@ -266,8 +263,8 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
           if (fstatfs (target, &sfs) < 0)
             return shim_error_errno (err, "mounts[%zu]: statfs `%s`", i, m->destination);
           if (sfs.f_type != (proc ? PROC_SUPER_MAGIC : SYSFS_MAGIC))
-            return shim_error (err, EPERM, "mounts[%zu]: `%s` is not a %s after mounting it", i,
-                               m->destination, type);
+            return shim_error_plain (err, EPERM, "mounts[%zu]: `%s` is not a %s after mounting it", i,
+                                     m->destination, type);
         }
     }
   if (m->propagation && do_mount (NULL, target, m->destination, NULL, m->propagation, NULL, err) < 0)
@@ -526,7 +523,7 @@ mask_path (const char *path, shim_error_t *err)
           shim_error_release (&tmp);
           return 0;
         }
-      *err = tmp;
+      shim_error_take (err, &tmp);
       return shim_error_prefix (err, "linux.maskedPaths");
     }
   if (fstat (fd, &st) < 0)
@@ -550,7 +547,7 @@ readonly_path (const char *path, shim_error_t *err)
           shim_error_release (&tmp);
           return 0;
         }
-      *err = tmp;
+      shim_error_take (err, &tmp);
       return shim_error_prefix (err, "linux.readonlyPaths");
     }
   if (do_mount (path, fd, path, NULL, MS_BIND | MS_REC, NULL, err) < 0)

@@ -89,9 +89,8 @@ sync_report_error (int fd, const shim_error_t *err)
 static int
 child_error (const struct sync_msg *m, shim_error_t *err)
 {
-  shim_error (err, 0, "%s", m->text);
-  (*err)->status = m->status;
-  return -1;
+  /* Its message is complete; its errno is recorded, not appended. */
+  return shim_error_plain (err, m->status, "%s", m->text);
 }
 
 int

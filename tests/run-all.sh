@@ -25,9 +25,18 @@ tap() {
 for s in $suites; do
   case $s in
   unit)
-    for t in tests/unit/test_*; do
-      case $t in *.c|*.h) continue;; esac
-      [ -x "$t" ] && tap "unit $(basename "$t")" "$t"
+    # Every tests/unit/test_*.c has its binary: one that was not built is
+    # a failure, not a suite silently left out.
+    for c in tests/unit/test_*.c; do
+      t=${c%.c}
+      if [ -x "$t" ]; then
+        tap "unit $(basename "$t")" "$t"
+      else
+        echo "not ok - unit $(basename "$t"): not built (make $t)" | tee -a "$log"
+      fi
+    done
+    for t in tests/unit/test_*.sh; do
+      tap "unit $(basename "$t")" bash "$t"
     done ;;
   host)
     tap "host integration" bats --tap tests/integration ;;
@@ -36,8 +45,16 @@ for s in $suites; do
   esac
 done
 
-passed=$(grep -c '^ok ' "$log")
+# A skipped test (TAP `ok N ... # skip`) is neither passed nor failed: it
+# is counted and listed on its own, so that it cannot pass for a pass.
+skips=$(grep -iE '^ok .*# skip' "$log")
+skipped=$(grep -ciE '^ok .*# skip' "$log")
+passed=$(grep '^ok ' "$log" | grep -civE '# skip')
 failed=$(grep -c '^not ok ' "$log")
 [ "$failed" -eq 0 ] || status=1
+if [ "$skipped" -gt 0 ]; then
+  echo "$skipped skipped (neither passed nor failed):"
+  printf '%s\n' "$skips" | sed 's/^/  /'
+fi
 echo "$passed passed, $failed failed"
 exit $status

@@ -31,10 +31,15 @@ load helpers
 	b=$!
 	for _ in $(seq 1 200); do [ -d "$cg/shim/$ID-b" ] && break; sleep 0.05; done
 	[ -d "$cg/shim/$ID-b" ]
+	# Each run reports its init's SIGKILL (128 + 9), having cleaned up.
 	echo 1 > "$cg/shim/$ID-a/cgroup.kill"
-	wait "$a" || true
+	status=0
+	wait "$a" || status=$?
+	assert_status 137
 	[ -d "$cg/shim" ]
 	echo 1 > "$cg/shim/$ID-b/cgroup.kill"
-	wait "$b" || true
+	status=0
+	wait "$b" || status=$?
+	assert_status 137
 	[ ! -e "$cg/shim" ]
 }

@@ -72,8 +72,11 @@ SEALS=$REPO/tests/helpers/seals
 	touch "$T/share/done"
 	timeout 30 sh -c 'until [ "$("$@" | jq -r .status)" = stopped ]; do sleep 0.05; done' \
 		_ env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" state "$ID"
-	# The pid namespace died with init, exec's process with it.
-	wait "$exec_pid" || true
+	# exec -d returned once its process ran /bin/true (the listener
+	# answers the notified syscalls); init has ended since.
+	status=0
+	wait "$exec_pid" || status=$?
+	assert_status 0
 	kill "$LISTENER_PID" 2>/dev/null || true
 	shim delete "$ID"
 	output=$(cat "$T/out")

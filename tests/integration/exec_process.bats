@@ -109,13 +109,22 @@ sleep 1000 "
 	ct_cleanup
 }
 
-@test "exec --detach --pid-file returns at once; the process runs in the container" {
+# exec_detached PID_FILE CMD...: `exec --detach --pid-file PID_FILE` in the
+# running container, stdio on files ($T/exec.out, $T/exec.err); $status,
+# and $init, the container's init.
+exec_detached() {
+	local pid_file=$1
+	shift
 	ct_up
-	local init
 	init=$(ct_field pid)
 	status=0
-	shim exec --detach --pid-file "$T/exec.pid" "$ID" /bin/sleep 1000 \
+	shim exec --detach --pid-file "$pid_file" "$ID" "$@" \
 		</dev/null >"$T/exec.out" 2>"$T/exec.err" 3>&- || status=$?
+}
+
+@test "exec --detach --pid-file returns at once; the process runs in the container" {
+	local init
+	exec_detached "$T/exec.pid" /bin/sleep 1000
 	assert_status 0
 	local pid
 	pid=$(cat "$T/exec.pid")
@@ -126,6 +135,20 @@ sleep 1000 "
 	shim ps --format json "$ID" | jq -e --argjson p "$pid" 'index($p) != null' >/dev/null
 	ct_cleanup
 	dead "$pid"
+}
+
+@test "exec --detach with a pid file it cannot write fails and leaves no process" {
+	local init
+	exec_detached "$T/missing/dir/exec.pid" /bin/sleep 1001
+	assert_status 1
+	assert_contains "$(cat "$T/exec.err")" "$T/missing/dir/exec.pid"
+	# Reaped before exec returned: init is the container's only process.
+	assert_eq "$(shim ps --format json "$ID" | jq -c .)" "[$init]" "the container's processes"
+	local p
+	for p in $(tagged_pids); do
+		assert_not_contains "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" "sleep 1001" "process $p"
+	done
+	ct_cleanup
 }
 
 @test "exec in a created container runs, and init still waits for start" {

@@ -106,3 +106,29 @@ timed_out_create() {
 	done
 	ct_cleanup
 }
+
+# runtime_ticks: what the hook's parent (the runtime waiting for it) has
+# used of the CPU so far, in clock ticks (utime + stime of /proc/PPID/stat,
+# fields 14 and 15: the 12th and 13th after the ") " that ends comm).
+runtime_ticks='ticks() { sed "s/.*) //" /proc/$PPID/stat | cut -d" " -f12,13 | tr " " +; }'
+
+@test "a hook that closes its stdout and stderr and keeps running is waited for without spinning" {
+	# The runtime waits 2 s for it: a runtime that polls the closed pipe
+	# in a loop burns those 2 s of CPU (~200 ticks at USER_HZ 100), one
+	# that waits on the hook's exit burns none.
+	sh_hook createRuntime "$runtime_ticks; a=\$(ticks); exec >/dev/null 2>&1; sleep 2; echo \"\$a \$(ticks)\" >$T/share/ticks"
+	ct_create_ok
+	read -r before after <"$T/share/ticks"
+	local used=$(($after - $before))
+	echo "the runtime used $used ticks while the hook ran" >&2
+	[ "$used" -lt 20 ]
+	ct_cleanup
+}
+
+@test "a hook that closes its stdout and stderr is still killed at its timeout" {
+	sh_hook createRuntime 'exec >/dev/null 2>&1; exec sleep 30' 1
+	ct_create
+	assert_status 1
+	assert_eq "$stderr" 'shim: hooks.createRuntime[0] "/bin/sh": timed out after 1 s'
+	nothing_left
+}

@@ -35,8 +35,10 @@ name": not found in the container'
 
 @test "the log is appended to, not truncated" {
 	set_args /bin/nope
-	shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID" 2>/dev/null || true
-	shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID" 2>/dev/null || true
+	run --separate-stderr shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID"
+	assert_error 'process.args[0] "/bin/nope": not found in the container'
+	run --separate-stderr shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID"
+	assert_error 'process.args[0] "/bin/nope": not found in the container'
 	assert_eq "$(jq -s 'length' "$T/log.json")" 2
 }
 

@@ -28,8 +28,13 @@ frozen() {
 	assert_eq "$(ct_status)" paused
 	assert_eq "$(frozen)" 1 "cgroup.events frozen"
 	assert_eq "$(cat "$CG/shim/$ID/cgroup.freeze")" 1
-	# A signal to the frozen init waits until it is thawed.
+	# A signal to the frozen init waits until it is thawed: still pending
+	# (SIGUSR1 is bit 9 of ShdPnd), not taken by a running init.
 	shim kill "$ID" USR1
+	local pnd
+	pnd=$(awk '$1 == "ShdPnd:" { print $2 }' "/proc/$(ct_field pid)/status")
+	assert_eq "$(( 0x$pnd & 0x200 ))" $((0x200)) "SIGUSR1 pending in init (ShdPnd $pnd)"
+	assert_eq "$(frozen)" 1 "cgroup.events frozen"
 	run --separate-stderr shim resume "$ID"
 	assert_status 0
 	assert_eq "$(ct_status)" running

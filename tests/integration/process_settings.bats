@@ -101,7 +101,7 @@ unlimited
 		{type: "RLIMIT_CORE", soft: 0, hard: 0},
 		{type: "RLIMIT_NOFILE", soft: $n, hard: $n}]'
 	run_shim
-	assert_error "process.rlimits[1]: hard limit $want is above the runtime's own $hard, and raising it needs CAP_SYS_RESOURCE: Operation not permitted"
+	assert_error "process.rlimits[1]: hard limit $want is above the runtime's own $hard, and raising it needs CAP_SYS_RESOURCE"
 }
 
 @test "oomScoreAdj is applied" {

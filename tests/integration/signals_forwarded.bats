@@ -88,7 +88,8 @@ kill_runtime_and_wait() {
 	pids=$(tagged_pids | grep -vx "$SHIM_PID")
 	[ -n "$pids" ]
 	kill -9 "$SHIM_PID"
-	wait "$SHIM_PID" || true
+	wait_shim
+	assert_status 137
 	# shellcheck disable=SC2086
 	wait_gone $pids
 	assert_eq "$(tagged_pids)" "" "processes of the container"

@@ -26,7 +26,8 @@ other_process() {
 		[ "$(starttime "$OTHER")" != "$want" ] && return 0
 		# Started in the same clock tick as init: try again.
 		kill -9 "$OTHER"
-		wait "$OTHER" 2>/dev/null || true
+		# 137: it died of our SIGKILL, and nothing else.
+		wait "$OTHER" || [ $? = 137 ]
 		sleep 0.02
 	done
 	return 1

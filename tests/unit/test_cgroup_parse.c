@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -152,12 +153,68 @@ test_cgroup_events (void)
   }
 }
 
-int
-main (void)
+/* --systemd-cgroup's slice:prefix:name, and its refusals, which must not
+ * leak the part of the path they had built (mallinfo2 counts the bytes in
+ * use: the same before and after a refused path). */
+static void
+test_systemd_paths (void)
 {
+  static const struct
+  {
+    const char *in, *want;
+  } good[] = {
+    { "system.slice:shim:abc", "/system.slice/shim-abc.scope" },
+    { ":shim:abc", "/system.slice/shim-abc.scope" },
+    { "a-b.slice:p:n", "/a.slice/a-b.slice/p-n.scope" },
+    { "-.slice::n", "/n.scope" },
+    { "a-b.slice:p:c-d.slice", "/c.slice/c-d.slice" },
+  };
+  static const char *bad[] = { "a-b--c.slice:p:n", "a-b-.slice:p:n", "a.slice:p:x-y--z.slice", "a-b:p:n" };
+  size_t i;
+
+  for (i = 0; i < sizeof (good) / sizeof (good[0]); i++)
+    {
+      cleanup_error shim_error_t err = NULL;
+      cleanup_free char *path = NULL;
+      ok (cgroup_path_for (good[i].in, true, "id", &path, &err) == 0, "systemd `%s`: accepted (%s)", good[i].in,
+          err ? err->msg : "no error");
+      is_str (path, good[i].want, "systemd `%s`: the path", good[i].in);
+    }
+  for (i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
+    {
+      size_t before, after;
+      shim_error_t err = NULL;
+      char *path = NULL;
+      int r;
+
+      /* Nothing but the call and its error between the two counts. */
+      before = mallinfo2 ().uordblks;
+      r = cgroup_path_for (bad[i], true, "id", &path, &err);
+      shim_error_release (&err);
+      after = mallinfo2 ().uordblks;
+      ok (r < 0 && path == NULL, "systemd `%s`: refused", bad[i]);
+      is_int (after, before, "systemd `%s`: nothing leaked", bad[i]);
+      cgroup_path_for (bad[i], true, "id", &path, &err);
+      has_str (err ? err->msg : NULL, "is not a systemd slice name", "systemd `%s`: the error says why", bad[i]);
+      shim_error_release (&err);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  /* Freed chunks kept in glibc's per-thread cache count as in use for
+   * mallinfo2: without the cache, what is in use is what was not freed. */
+  (void) argc;
+  if (getenv ("GLIBC_TUNABLES") == NULL)
+    {
+      setenv ("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0", 1);
+      execv ("/proc/self/exe", argv);
+    }
   test_proc_cgroup_fixtures ();
   test_proc_cgroup_status ();
   test_proc_self ();
   test_cgroup_events ();
+  test_systemd_paths ();
   return done_testing ();
 }

@@ -5,6 +5,7 @@
 #   - a folder includes only the folders below it;
 #   - a `*_internal.h` is included only from its own folder;
 #   - no source file over 800 lines;
+#   - no dup() (its copy lacks O_CLOEXEC);
 #   - every global symbol carries its module's prefix;
 #   - no two object files call each other (no two-way dependency).
 # Run from anywhere after `make`; objects are read with nm.
@@ -67,6 +68,11 @@ for d in $folders; do
 	done
 done
 check "no source file over 800 lines" "${bad[@]}"
+
+# O_CLOEXEC everywhere: a dup(2) copy would not have it (F_DUPFD_CLOEXEC
+# does); dup2/dup3 onto stdio in a child about to exec are meant to stay.
+mapfile -t bad < <(grep -nE '(^|[^_a-z0-9])dup ?\(' $(printf '%s/*.c ' $folders) 2>/dev/null)
+check "no dup() without O_CLOEXEC (use fcntl F_DUPFD_CLOEXEC)" "${bad[@]}"
 
 objs=()
 for d in $folders; do

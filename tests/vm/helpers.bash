@@ -54,5 +54,16 @@ assert_no_leftovers() {
   local id=$1
   if [ -e "$CGROOT/shim/$id" ]; then echo "cgroup $CGROOT/shim/$id left behind" >&2; return 1; fi
   if [ -e "$BATS_TEST_TMPDIR/state/$id" ]; then echo "state dir left behind" >&2; return 1; fi
-  if pgrep -f "run --json.*$id" >/dev/null; then echo "shim process left behind" >&2; return 1; fi
+  # Every shim process of the container, not only `run`: the watchers
+  # that create and start leave keep their command line (`--root STATE
+  # create ... ID`), and so do events and exec.  They end a moment after
+  # the container: bounded wait, then whatever is left is reported.
+  local pat="--root $BATS_TEST_TMPDIR/state .*$id\$" i
+  for ((i = 0; i < 200; i++)); do
+    pgrep -f -- "$pat" >/dev/null || return 0
+    sleep 0.05
+  done
+  echo "shim processes left behind:" >&2
+  pgrep -a -f -- "$pat" >&2
+  return 1
 }

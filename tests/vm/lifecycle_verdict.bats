@@ -78,7 +78,9 @@ wait_stopped() {
   wait_stopped
   wait "$EVENTS_PID"
   EVENTS_PID=
-  ! grep -q '"type":"oom"' "$BATS_TEST_TMPDIR/events"
+  # Not `! grep`: errexit ignores a negated command, so it could never fail.
+  run grep -c '"type":"oom"' "$BATS_TEST_TMPDIR/events"
+  [ "$output" = 0 ]
   [ "$(annotation io.github.shim.reason)" = Killed ]
   [ "$(annotation io.github.shim.oom-killed)" = false ]
   verdict=$(annotation io.github.shim.verdict)
@@ -110,7 +112,9 @@ wait_stopped() {
   wait_stopped
   # What systemd or an engine may do before anyone asks.
   cg=$(jq -r .cgroup_path "$S/$ID/state.json" 2>/dev/null || true)
-  [ -n "$cg" ] && [ "$cg" != null ]
+  # Two commands: only the last of an && list can fail the test.
+  [ -n "$cg" ]
+  [ "$cg" != null ]
   rmdir "$CGROOT$cg"
   [ "$(annotation io.github.shim.reason)" = OOMKilled ]
   "$SHIM" --root "$S" delete "$ID"

@@ -42,6 +42,7 @@ writable_cgroup='.mounts |= map(if .destination == "/sys/fs/cgroup" then .option
   grep -q "nested status 137" "$BATS_TEST_TMPDIR/out"
   init=$(pgrep -P "$shim_pid")
   kill -9 "$init"
+  status=0
   wait "$shim_pid" || status=$?
   [ "$status" -eq 137 ]
   verdict=$(grep '^{"reason"' "$BATS_TEST_TMPDIR/out")

@@ -75,7 +75,10 @@ setup() {
     sleep 0.05
   done
   [ -n "$init" ]
+  [ "$(readlink "/proc/$init/exe")" = /bin/busybox ]
+  grep -q ready "$BATS_TEST_TMPDIR/out"
   kill -9 "$init"
+  status=0
   wait "$shim_pid" || status=$?
   [ "$status" -eq 137 ]
   verdict=$(grep '^{"reason"' "$BATS_TEST_TMPDIR/out")
