@@ -148,7 +148,7 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
                                  argv[optind - 1]);
       }
   if (optind < argc - 1)
-    return shim_error (err, EINVAL, "run: unexpected argument `%s`", argv[optind + 1]);
+    return shim_error_plain (err, EINVAL, "run: unexpected argument `%s`", argv[optind + 1]);
   if (optind == argc - 1)
     {
       if (o->r.c.bundle == NULL && looks_like_bundle (argv[optind]))

@@ -25,7 +25,7 @@ log_init (const char *program, const char *path, const char *format, bool debug,
   prog = program;
   debug_on = debug;
   if (format && strcmp (format, "json") != 0 && strcmp (format, "text") != 0)
-    return shim_error (err, EINVAL, "--log-format: `%s` is neither `text` nor `json`", format);
+    return shim_error_plain (err, EINVAL, "--log-format: `%s` is neither `text` nor `json`", format);
   log_json = format && strcmp (format, "json") == 0;
   if (path)
     {
