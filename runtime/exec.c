@@ -144,7 +144,7 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   cleanup_config struct shim_config *cfg = NULL;
   cleanup_close int console_fd = -1, sigfd = -1;
   struct container_proc cp = { .pid = -1, .pidfd = -1, .pty_master = -1 };
-  struct exec_opts eo = { .console_fd = -1, .detach = o->detach, .id = o->id };
+  struct exec_opts eo = { .console_fd = -1, .detach = o->detach, .id = o->id, .sigfd = -1 };
   int status = 0, ret;
 
   *exit_code = 0;
@@ -167,6 +167,9 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   eo.cgroup_fd = r.cg.dirfd;
   if (!eo.detach && (sigfd = supervise_signals_fd (err)) < 0)
     return -1;
+  eo.sigfd = sigfd;
+  /* container_exec closes the lock right before the clone. */
+  eo.lock_fd = &r.dirfd;
   if (container_exec (cfg, &proc, r.st.pid, &eo, &cp, err) < 0)
     return -1;
   if (o->pid_file && lifecycle_write_pid_file (o->pid_file, cp.pid, err) < 0)
@@ -176,8 +179,6 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
       close (cp.pidfd);
       return 0;
     }
-  /* The state dir's lock is not held while the process runs. */
-  close (steal_fd (&r.dirfd));
   ret = supervise_wait (&cp, sigfd, NULL, &status, err);
   close (cp.pidfd);
   if (cp.pty_master >= 0)
