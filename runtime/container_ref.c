@@ -92,6 +92,12 @@ container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *
   return 0;
 }
 
+int
+container_ref_init_pidfd (const struct container_ref *r, shim_error_t *err)
+{
+  return open_init (&r->st, err);
+}
+
 /* A pidfd polls readable when init exits. */
 int
 container_ref_wait_gone (const struct container_ref *r, shim_error_t *err)
