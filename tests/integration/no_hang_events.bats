@@ -27,17 +27,8 @@ events_bg() {
 
 # events_ends: events exits within the bound, with status 0.
 events_ends() {
-	local i rc=0
-	for ((i = 0; i < WAIT_SECS * 20; i++)); do
-		kill -0 "$EV_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$EV_PID" 2>/dev/null; then
-		echo "events still running: $(ps -o stat=,pcpu= -p "$EV_PID")" >&2
-		return 1
-	fi
-	wait "$EV_PID" || rc=$?
-	assert_eq "$rc" 0 "events' exit status ($(cat "$T/events.err"))"
+	wait_exited "$EV_PID" events
+	assert_eq "$exit_rc" 0 "events' exit status ($(cat "$T/events.err"))"
 }
 
 @test "events ends with status 0 when the container is deleted before it looks again" {
@@ -71,7 +62,7 @@ events_ends() {
 	sh_cmd 'sleep 1000 & exec sleep 1000'
 	need_cgroup2 events
 	ct_up
-	timeout "$WAIT_SECS" sh -c 'until [ "$(wc -l <"$1")" -eq 2 ]; do sleep 0.05; done' _ "$CG/shim/$ID/cgroup.procs"
+	wait_cgroup_procs 2
 	events_bg
 	shim kill "$ID" KILL
 	wait_status stopped

@@ -26,29 +26,11 @@ exec_bg() {
 	BG_PIDS+=("$EXEC_PID")
 }
 
-# wait_procs N: until the container's cgroup has N processes (bounded).
-wait_procs() {
-	timeout "$WAIT_SECS" sh -c 'until [ "$(wc -l <"$1")" -eq "$2" ]; do sleep 0.05; done' \
-		_ "$CG/shim/$ID/cgroup.procs" "$1" || {
-		echo "cgroup.procs: want $1 processes, have: $(cat "$CG/shim/$ID/cgroup.procs")" >&2
-		return 1
-	}
-}
-
 # wait_exec: until the background exec has exited (bounded); its status in
 # $exec_rc.
 wait_exec() {
-	local i
-	for ((i = 0; i < WAIT_SECS * 20; i++)); do
-		kill -0 "$EXEC_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$EXEC_PID" 2>/dev/null; then
-		echo "shim exec still running; stderr: $(cat "$T/exec.err")" >&2
-		return 1
-	fi
-	exec_rc=0
-	wait "$EXEC_PID" || exec_rc=$?
+	wait_exited "$EXEC_PID" "shim exec"
+	exec_rc=$exit_rc
 }
 
 # paused_with_exec ARGS...: the container up and paused, `shim exec
@@ -59,7 +41,7 @@ paused_with_exec() {
 	shim pause "$ID"
 	exec_bg --ignore-paused "$ID" "$@"
 	# its child is in the frozen cgroup, next to init
-	wait_procs 2
+	wait_cgroup_procs 2
 }
 
 @test "exec --ignore-paused into a paused container: resume is not blocked, then the process runs" {
@@ -91,7 +73,7 @@ paused_with_exec() {
 	assert_eq "$(cat "$T/exec.err")" \
 		"shim: exec: signal 15 (Terminated) before the process started: it was not run"
 	# its child is gone, and the lock with it
-	wait_procs 1
+	wait_cgroup_procs 1
 	run --separate-stderr timeout "$WAIT_SECS" "$SHIM_BIN" --root "$STATE" resume "$ID"
 	assert_status 0
 	# a later exec runs, the killed one did not

@@ -25,16 +25,8 @@ bounded() {
 
 # shim_ends: the background `shim run` exits within the bound; $status.
 shim_ends() {
-	local i
-	for ((i = 0; i < WAIT_SECS * 20; i++)); do
-		kill -0 "$SHIM_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$SHIM_PID" 2>/dev/null; then
-		echo "shim run still running; stderr: $(cat "$T/err")" >&2
-		return 1
-	fi
-	wait_shim
+	wait_exited "$SHIM_PID" "shim run"
+	status=$exit_rc
 }
 
 # killed_run_left_behind: after `shim run` was SIGKILLed, its container is
@@ -97,7 +89,7 @@ killed_run_left_behind() {
 	env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" exec --ignore-paused "$ID" /bin/true \
 		</dev/null >/dev/null 2>&1 3>&- &
 	BG_PIDS+=("$!")
-	timeout "$WAIT_SECS" sh -c 'until [ "$(wc -l <"$1")" -eq 2 ]; do sleep 0.05; done' _ "$CG/shim/$ID/cgroup.procs"
+	wait_cgroup_procs 2
 	bounded delete --force "$ID"
 	assert_status 0
 	nothing_left
