@@ -83,6 +83,18 @@ paused_with_exec() {
 	ct_cleanup
 }
 
+@test "a SIGKILLed exec waiting on a paused container: once resumed, its process does not run" {
+	paused_with_exec /bin/sh -c 'echo ran >/tmp/share/ran'
+	kill -KILL "$EXEC_PID"
+	wait_exec
+	run --separate-stderr timeout "$WAIT_SECS" "$SHIM_BIN" --root "$STATE" resume "$ID"
+	assert_status 0
+	# thawed, the child finds its `shim exec` gone and exits
+	wait_cgroup_procs 1
+	[ ! -e "$T/share/ran" ]
+	ct_cleanup
+}
+
 @test "exec --ignore-paused into a running container runs at once" {
 	ct_up
 	wait_ready_ct
