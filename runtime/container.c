@@ -264,7 +264,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
     {
       /* EOF on parent_end must mean the child closed its end. */
       close (steal_fd (&child_end));
-      if (sync_converse (parent_end, pid, opts->exec_listen_fd >= 0, opts->create_runtime, opts->opaque,
+      if (sync_converse (parent_end, -1, pid, opts->exec_listen_fd >= 0, opts->create_runtime, opts->opaque,
                          &out->pty_master, err)
           == 0)
         {

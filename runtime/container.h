@@ -53,6 +53,14 @@ struct exec_opts
   int console_fd; /* as container_opts.console_fd */
   bool detach;    /* the process outlives `shim exec` */
   const char *id; /* the container's, for a seccomp listener */
+  /* The state dir's locked fd: closed (and set to -1) right before the
+   * clone.  A child cloned into a paused container's cgroup stops before
+   * its first instruction, and with its copy of the fd it would hold the
+   * lock until thawed: `resume` and `delete` would wait on it forever. */
+  int *lock_fd;
+  /* Forwarded signals (supervise_signals_fd), or -1: one of them ends the
+   * wait for a child that has not exec'd yet (it is killed). */
+  int sigfd;
 };
 
 /* `exec`: a new process in the namespaces, root and cgroup of the

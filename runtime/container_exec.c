@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,13 @@ static const struct
   { CLONE_NEWUSER, "user" }, { CLONE_NEWIPC, "ipc" },       { CLONE_NEWUTS, "uts" },
   { CLONE_NEWNET, "net" },   { CLONE_NEWCGROUP, "cgroup" }, { CLONE_NEWNS, "mnt" },
 };
+
+static bool
+parent_gone (int sync_fd)
+{
+  struct pollfd p = { .fd = sync_fd, .events = POLLIN };
+  return poll (&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
+}
 
 /* The exec'd process's side: init's namespaces (user first, mount last,
  * in ns_names' order), its root, then the process's own settings. */
@@ -67,6 +75,11 @@ exec_child (const struct shim_config *cfg, const struct shim_process *p, const s
     return -1;
   if (!o->detach && prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
     return shim_error_errno (err, "prctl(PR_SET_PDEATHSIG)");
+  /* Cloned into a paused container, we ran only once it was thawed: a
+   * `shim exec` killed meanwhile sent no death signal, and its end of the
+   * sync socket is closed. */
+  if (!o->detach && parent_gone (sync_fd))
+    return shim_error_plain (err, ECANCELED, "`shim exec` went away before the process started");
   if (p->no_new_privileges && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return shim_error_errno (err, "process.noNewPrivileges: prctl");
   if (process_find_executable (p, &exe, err) < 0)
@@ -129,6 +142,8 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
       if (pidns < 0)
         return shim_error_errno (err, "open `%s`", path);
     }
+  if (o->lock_fd && *o->lock_fd >= 0)
+    close (steal_fd (o->lock_fd));
   pid = process_clone (pidns, o->cgroup_fd, 0, &pidfd, err);
   if (pid == 0)
     {
@@ -141,12 +156,14 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
   if (pid < 0)
     return -1;
   close (steal_fd (&child_end));
-  if (sync_converse (parent_end, pid, false, NULL, NULL, &out->pty_master, err) == 0)
+  if (sync_converse (parent_end, o->sigfd, pid, false, NULL, NULL, &out->pty_master, err) == 0)
     {
       out->pid = pid;
       out->pidfd = pidfd;
       return 0;
     }
   process_reap_failed (pidfd, &out->pty_master);
+  if ((*err)->status == EINTR)
+    return shim_error_prefix (err, "exec");
   return -1;
 }

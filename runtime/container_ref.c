@@ -95,6 +95,12 @@ container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *
   return 0;
 }
 
+int
+container_ref_init_pidfd (const struct container_ref *r, shim_error_t *err)
+{
+  return open_init (&r->st, err);
+}
+
 /* How long delete --force waits for a SIGKILLed init to go. */
 #define WAIT_GONE_MS 5000
 

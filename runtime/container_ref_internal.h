@@ -35,6 +35,10 @@ int container_ref_need (const struct container_ref *r, const char *what, unsigne
  * state dir first, for the verdict. */
 int container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *err);
 
+/* A pidfd of init, certainly init (its start time checked): it polls
+ * readable when init exits.  An error when init is gone. */
+int container_ref_init_pidfd (const struct container_ref *r, shim_error_t *err);
+
 /* Until init is gone (it is not our child). */
 int container_ref_wait_gone (const struct container_ref *r, shim_error_t *err);
 

@@ -145,7 +145,7 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   cleanup_config struct shim_config *cfg = NULL;
   cleanup_close int console_fd = -1, sigfd = -1;
   struct container_proc cp = { .pid = -1, .pidfd = -1, .pty_master = -1 };
-  struct exec_opts eo = { .console_fd = -1, .detach = o->detach, .id = o->id };
+  struct exec_opts eo = { .console_fd = -1, .detach = o->detach, .id = o->id, .sigfd = -1 };
   int status = 0, ret;
 
   *exit_code = 0;
@@ -165,9 +165,14 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
     }
   else if (proc.terminal && eo.detach)
     return shim_error_plain (err, EINVAL, "exec: --tty with --detach needs --console-socket");
+  else if (proc.terminal && supervise_need_terminal (o->tty ? "exec --tty" : "process.terminal", err) < 0)
+    return -1;
   eo.cgroup_fd = r.cg.dirfd;
   if (!eo.detach && (sigfd = supervise_signals_fd (err)) < 0)
     return -1;
+  eo.sigfd = sigfd;
+  /* container_exec closes the lock right before the clone. */
+  eo.lock_fd = &r.dirfd;
   if (container_exec (cfg, &proc, r.st.pid, &eo, &cp, err) < 0)
     return -1;
   /* Without its pid file the caller cannot know the process: it must not
@@ -182,8 +187,6 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
       close (cp.pidfd);
       return 0;
     }
-  /* The state dir's lock is not held while the process runs. */
-  close (steal_fd (&r.dirfd));
   ret = supervise_wait (&cp, sigfd, NULL, &status, err);
   close (cp.pidfd);
   if (cp.pty_master >= 0)

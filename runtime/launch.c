@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "runtime/lifecycle_internal.h"
 #include "runtime/oci_hooks.h"
+#include "runtime/supervise.h"
 #include "runtime/sync_internal.h"
 #include "verdict/watcher.h"
 
@@ -109,6 +110,9 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
     return shim_error_plain (err, EINVAL,
                              "process.terminal: a detached container needs --console-socket to hand its "
                              "terminal to");
+  if (cfg->process.terminal && !o->detach && o->c.console_socket == NULL
+      && supervise_need_terminal ("process.terminal", err) < 0)
+    return -1;
 
   l->dirfd = state_create (ctx->root, o->c.id, err);
   if (l->dirfd < 0)

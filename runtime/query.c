@@ -243,12 +243,23 @@ emit_stats (const char *id, int cgfd, void (*emit) (const char *, void *), void 
   emit (line, opaque);
 }
 
+/* Whether the stream is at its end: init gone, or the state dir emptied
+ * by `delete`.  (POLLERR on the cgroup's files is no end: kernfs reports
+ * every change with it.) */
+static bool
+events_ended (const struct pollfd *init, int statefd)
+{
+  if (init->revents)
+    return true;
+  return faccessat (statefd, STATE_FILE, F_OK, 0) < 0 && errno == ENOENT;
+}
+
 int
 runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, int interval_ms,
                 void (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err)
 {
   cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
-  cleanup_close int local = -1, cgev = -1;
+  cleanup_close int local = -1, cgev = -1, statefd = -1, initfd = -1;
   struct cg_snapshot base;
   uint64_t reported = 0;
 
@@ -261,8 +272,22 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
       emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
       return 0;
     }
-  /* The lock is not held while we stream: delete must not wait for us. */
+  /* The lock is not held while we stream: delete must not wait for us.  A
+   * second open of the dir is not locked. */
+  statefd = openat (r.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (statefd < 0)
+    return shim_error_errno (err, "events: the state dir of `%s`", id);
   close (steal_fd (&r.dirfd));
+  {
+    shim_error_t tmp = NULL;
+    initfd = container_ref_init_pidfd (&r, &tmp);
+    if (initfd < 0)
+      {
+        /* init is gone already: so is the container. */
+        shim_error_release (&tmp);
+        return 0;
+      }
+  }
   if (cg_snapshot_read (r.cg.dirfd, &base, err) < 0)
     return -1;
   local = openat (r.cg.dirfd, "memory.events.local", O_RDONLY | O_CLOEXEC);
@@ -271,30 +296,38 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
     return shim_error_errno (err, "open `%s/cgroup.events`", r.cg.path);
   for (;;)
     {
-      struct pollfd p[2] = { { .fd = local, .events = POLLPRI }, { .fd = cgev, .events = POLLPRI } };
+      struct pollfd p[3] = {
+        { .fd = local, .events = POLLPRI },
+        { .fd = cgev, .events = POLLPRI },
+        { .fd = initfd, .events = POLLIN },
+      };
       struct cg_snapshot now;
       shim_error_t tmp = NULL;
-      int n = poll (p, 2, interval_ms);
+      int n = poll (p, 3, interval_ms);
+      bool end;
 
       if (n < 0 && errno != EINTR)
         return shim_error_errno (err, "poll");
-      if (n == 0)
-        {
-          emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
-          continue;
-        }
-      /* kernfs keeps reporting a change until the polled fd reads it. */
+      if (n < 0)
+        continue;
+      end = events_ended (&p[2], statefd);
+      /* kernfs keeps reporting a change until the polled fd reads it.  A
+       * removed cgroup's files poll ready for ever and read ENODEV: the
+       * cgroup is gone, and so is the stream. */
       {
         char ack[512];
         if (local >= 0)
           (void) !pread (local, ack, sizeof (ack), 0);
-        (void) !pread (cgev, ack, sizeof (ack), 0);
+        if (pread (cgev, ack, sizeof (ack), 0) < 0)
+          return 0;
       }
-      if (cg_snapshot_read (r.cg.dirfd, &now, &tmp) < 0)
+      if (cg_snapshot_read (r.cg.dirfd, &now, &tmp) < 0 || !(now.have & CG_SNAP_CGROUP_EVENTS))
         {
           shim_error_release (&tmp);
-          return 0; /* the cgroup is gone */
+          return 0;
         }
+      if (n == 0 && !end)
+        emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
       /* The verdict's own rule decides whose kill it was: a kill in a
        * nested cgroup is never the container's "oom" event. */
       {
@@ -310,7 +343,7 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
             emit (line, opaque);
           }
       }
-      if ((now.have & CG_SNAP_CGROUP_EVENTS) && !now.cgroup_events.populated)
+      if (end || !now.cgroup_events.populated)
         return 0;
     }
 }

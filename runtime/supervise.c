@@ -55,6 +55,25 @@ supervise_exit_code (int status)
   return 1;
 }
 
+int
+supervise_need_terminal (const char *what, shim_error_t *err)
+{
+  int fd;
+
+  if (isatty (STDIN_FILENO) || isatty (STDOUT_FILENO) || isatty (STDERR_FILENO))
+    return 0;
+  fd = open ("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      close (fd);
+      return 0;
+    }
+  return shim_error_plain (err, errno,
+                           "%s: no terminal to attach the container's to (stdin, stdout and stderr are not "
+                           "terminals; open /dev/tty: %s): give --console-socket, or set process.terminal to false",
+                           what, strerror (errno));
+}
+
 /* Copy what is there from one fd to another; false at EOF or error. */
 static bool
 pump (int from, int to)

@@ -17,6 +17,13 @@ int supervise_signals_fd (shim_error_t *err);
 /* Until proc exits; *status is its wait status.  mon may be NULL. */
 int supervise_wait (struct container_proc *proc, int sigfd, struct monitor *mon, int *status, shim_error_t *err);
 
+/* process.terminal in the foreground without --console-socket joins the
+ * container's pty to a terminal of ours, as runc does: stdin, stdout or
+ * stderr, else the controlling terminal.  An error naming WHAT when there
+ * is none: nothing could answer the workload (an interactive shell ignores
+ * SIGTERM), the run would wait for ever. */
+int supervise_need_terminal (const char *what, shim_error_t *err);
+
 /* 128+N for a signal, as shells do. */
 int supervise_exit_code (int status);
 

@@ -2,10 +2,13 @@
 #include "runtime/sync_internal.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -93,16 +96,42 @@ child_error (const struct sync_msg *m, shim_error_t *err)
   return shim_error_plain (err, m->status, "%s", m->text);
 }
 
+/* Until FD has a message, or a signal other than SIGWINCH arrives on
+ * SIGFD (-1: none): then its number. */
+static int
+wait_readable (int fd, int sigfd)
+{
+  for (;;)
+    {
+      struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+      struct signalfd_siginfo si;
+      if (poll (p, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return 0;
+        }
+      if (p[0].revents)
+        return 0;
+      if ((p[1].revents & POLLIN) && read (sigfd, &si, sizeof (si)) == sizeof (si) && si.ssi_signo != SIGWINCH)
+        return (int) si.ssi_signo;
+    }
+}
+
 int
-sync_converse (int fd, pid_t pid, bool stop_at_ready,
+sync_converse (int fd, int sigfd, pid_t pid, bool stop_at_ready,
                int (*create_runtime) (pid_t pid, void *opaque, char **state_json, shim_error_t *err),
                void *opaque, int *pty_master, shim_error_t *err)
 {
   static struct sync_msg m;
   for (;;)
     {
-      int passed = -1;
-      ssize_t r = sync_recv (fd, &m, &passed);
+      int passed = -1, sig = sigfd >= 0 ? wait_readable (fd, sigfd) : 0;
+      ssize_t r;
+      if (sig > 0)
+        return shim_error_plain (err, EINTR, "signal %d (%s) before the process started: it was not run", sig,
+                                 strsignal (sig));
+      r = sync_recv (fd, &m, &passed);
       if (r < 0)
         return shim_error_errno (err, "read from the container's init");
       if (r == 0)

@@ -45,8 +45,10 @@ void sync_report_error (int fd, const shim_error_t *err);
 /* The runtime's side, until the child has exec'd (EOF) or, with
  * stop_at_ready, is ready and waits for start.  At SYNC_CREATE_RUNTIME
  * create_runtime is called and its state JSON sent with the go-ahead; a
- * pty master the child sends lands in *pty_master. */
-int sync_converse (int fd, pid_t pid, bool stop_at_ready,
+ * pty master the child sends lands in *pty_master.  sigfd, a signalfd or
+ * -1: a signal on it other than SIGWINCH ends the wait (EINTR), since a
+ * child in a frozen cgroup says nothing until it is thawed. */
+int sync_converse (int fd, int sigfd, pid_t pid, bool stop_at_ready,
                    int (*create_runtime) (pid_t pid, void *opaque, char **state_json, shim_error_t *err),
                    void *opaque, int *pty_master, shim_error_t *err);
 

@@ -245,3 +245,30 @@ need_cgroup2() {
 		return 1
 	fi
 }
+
+# wait_exited PID [WHAT]: until PID, a background job of this shell, has
+# exited (bounded; a failure naming WHAT if not); its exit status in
+# $exit_rc.
+wait_exited() {
+	local i
+	for ((i = 0; i < WAIT_SECS * 20; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "${2:-process $1} still running after ${WAIT_SECS}s: $(ps -o stat=,pcpu= -p "$1")" >&2
+		return 1
+	fi
+	exit_rc=0
+	wait "$1" || exit_rc=$?
+}
+
+# wait_cgroup_procs N [ID]: until the container's cgroup ($CG, see
+# need_cgroup2) holds N processes (bounded).
+wait_cgroup_procs() {
+	local f=$CG/shim/${2:-$ID}/cgroup.procs
+	timeout "$WAIT_SECS" sh -c 'until [ "$(wc -l <"$1")" -eq "$2" ]; do sleep 0.05; done' _ "$f" "$1" || {
+		echo "$f: want $1 processes, have: $(cat "$f" 2>/dev/null)" >&2
+		return 1
+	}
+}
