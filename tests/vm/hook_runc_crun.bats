@@ -78,10 +78,23 @@ two_at_once() {
 
   show_verdict "$kill"
   [ "$(hv "$kill" .reason)" = Unknown ]
-  [ "$(hv "$kill" .oom_killed)" = false ]
   [ "$(hv "$kill" .oom)" = null ]
-  [[ "$(hv "$kill" .message)" == *"no OOM kill counted in its cgroup"* ]]
   [ ! -e "$BATS_TEST_TMPDIR/$kill/oom" ]
+  local kill_done
+  kill_done=$(hdoc "$kill" .record)
+  if [ "$kill_done" = complete ]; then
+    [ "$(hv "$kill" .oom_killed)" = false ]
+    [[ "$(hv "$kill" .message)" == *"no OOM kill counted in its cgroup"* ]]
+  else
+    # runc removes the cgroup right after it reaps init, and in this VM
+    # (2 emulated CPUs) that beat the watcher's last read in 3 of 4 full
+    # runs of this session.  "No OOM kill" is then not known: null with the
+    # reason, never a guess.  crun leaves the cgroup to the watcher.
+    [ "$RT" = runc ]
+    [ "$kill_done" = incomplete ]
+    [ "$(hv "$kill" .oom_killed)" = null ]
+    [[ "$(hv "$kill" .message)" == *"removed before the watcher could read its last counters"* ]]
+  fi
 
   # show prints the stored verdicts.
   run "$HOOK" --dir "$VDIR" show --json "$oom"
@@ -89,7 +102,11 @@ two_at_once() {
   [ "$(printf '%s' "$output" | jq -r .reason)" = OOMKilled ]
   run "$HOOK" --dir "$VDIR" show "$kill"
   [ "$status" -eq 0 ]
-  [[ "$output" == "container $kill stopped with no OOM kill"* ]]
+  if [ "$kill_done" = complete ]; then
+    [[ "$output" == "container $kill stopped with no OOM kill"* ]]
+  else
+    [[ "$output" == "container $kill stopped"* ]]
+  fi
 }
 
 # The container OOM-kills a process in a cgroup it made below its own (with
