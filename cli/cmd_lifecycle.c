@@ -122,7 +122,9 @@ parse_signal (const char *s, int *out)
 
   if (util_parse_i64 (s, &n) == 0)
     {
-      if (n < 1 || n > SIGRTMAX)
+      /* 0 is runc's liveness check: nothing is sent, only whether init is
+       * there to take a signal is told. */
+      if (n < 0 || n > SIGRTMAX)
         return -1;
       *out = (int) n;
       return 0;

@@ -154,8 +154,8 @@ kill_and_expect() {
 	ct_up
 	run --separate-stderr shim kill "$ID" NOPE
 	assert_error 'kill: `NOPE`: not a signal'
-	run --separate-stderr shim kill "$ID" 0
-	assert_error 'kill: `0`: not a signal'
+	run --separate-stderr shim kill "$ID" 100
+	assert_error 'kill: `100`: not a signal'
 	run --separate-stderr shim kill "$ID" RTMIN+99
 	assert_error 'kill: `RTMIN+99`: not a signal'
 	assert_eq "$(ct_status)" running
@@ -163,5 +163,20 @@ kill_and_expect() {
 	assert_error "container \`$ID-missing\` does not exist"
 	run --separate-stderr shim kill
 	assert_error 'kill: a container id is required'
+	ct_cleanup
+}
+
+@test "kill ID 0 tells whether init is alive, sends nothing and records nothing" {
+	sh_cmd 'exec sleep 1000'
+	ct_up
+	run --separate-stderr shim kill "$ID" 0
+	assert_status 0
+	assert_eq "$stderr" ""
+	assert_eq "$(ct_status)" running
+	[ ! -e "$STATE/$ID/signals" ]
+	ct_stop
+	assert_eq "$(ct_status)" stopped
+	run --separate-stderr shim kill "$ID" 0
+	assert_error "cannot kill container \`$ID\`: it is stopped"
 	ct_cleanup
 }
