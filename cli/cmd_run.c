@@ -46,38 +46,6 @@ looks_like_bundle (const char *arg)
   return strchr (arg, '/') != NULL || (stat (arg, &st) == 0 && S_ISDIR (st.st_mode));
 }
 
-/* "64M", "1.5G", "512k", "1048576": bytes.  Binary units, as docker's
- * --memory. */
-static int
-parse_size (const char *s, int64_t *out)
-{
-  char *end;
-  double v;
-  double mult = 1;
-
-  errno = 0;
-  v = strtod (s, &end);
-  if (errno || end == s || v <= 0)
-    return -1;
-  switch (*end)
-    {
-    case '\0': break;
-    case 'k': case 'K': mult = 1024.0; end++; break;
-    case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: return -1;
-    }
-  if (*end == 'i' && end[-1] != *s)
-    end++;
-  if (*end == 'b' || *end == 'B')
-    end++;
-  if (*end != '\0' || v * mult > 9e18)
-    return -1;
-  *out = (int64_t) (v * mult);
-  return 0;
-}
-
 /* runtime_run_opts.on_verdict: the verdict, as soon as it is known. */
 static void
 report_verdict (const struct verdict *v, int exit_code, void *opaque)
@@ -138,7 +106,7 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
       case 'c': o->r.c.console_socket = optarg; break;
       case 'K': case 'F': break;
       case 'm':
-        if (parse_size (optarg, &o->r.c.memory) < 0)
+        if (util_parse_size (optarg, &o->r.c.memory) < 0)
           return shim_error_plain (err, EINVAL, "run: --memory `%s`: not a size (e.g. 512M, 2G)", optarg);
         o->r.c.has_memory = true;
         break;

@@ -57,12 +57,23 @@ cleanup_resourcesp (struct cgroup_resources *r)
   runtime_resources_release (r);
 }
 
-/* runc's size flags take plain bytes; -1 is unlimited. */
+/* The other numeric flags: plain integers; -1 is unlimited. */
 static int
 flag_i64 (const char *flag, const char *v, int64_t *out, bool *has, shim_error_t *err)
 {
   if (util_parse_i64 (v, out) < 0)
     return shim_error_plain (err, EINVAL, "update: %s `%s`: not a number", flag, v);
+  *has = true;
+  return 0;
+}
+
+/* The memory flags: a size with a unit as runc takes them ("100M"), or -1
+ * for unlimited. */
+static int
+flag_size (const char *flag, const char *v, int64_t *out, bool *has, shim_error_t *err)
+{
+  if (util_parse_i64 (v, out) < 0 && util_parse_size (v, out) < 0)
+    return shim_error_plain (err, EINVAL, "update: %s `%s`: not a size", flag, v);
   *has = true;
   return 0;
 }
@@ -98,15 +109,15 @@ cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
       case 'r': file = optarg; break;
       case 'h': return CMD_HELP;
       case O_MEM:
-        if (flag_i64 ("--memory", optarg, &res.memory_limit, &res.has_memory_limit, err) < 0)
+        if (flag_size ("--memory", optarg, &res.memory_limit, &res.has_memory_limit, err) < 0)
           return -1;
         break;
       case O_RES:
-        if (flag_i64 ("--memory-reservation", optarg, &res.memory_reservation, &res.has_memory_reservation, err) < 0)
+        if (flag_size ("--memory-reservation", optarg, &res.memory_reservation, &res.has_memory_reservation, err) < 0)
           return -1;
         break;
       case O_SWAP:
-        if (flag_i64 ("--memory-swap", optarg, &res.memory_swap, &res.has_memory_swap, err) < 0)
+        if (flag_size ("--memory-swap", optarg, &res.memory_swap, &res.has_memory_swap, err) < 0)
           return -1;
         break;
       case O_PIDS:

@@ -230,3 +230,35 @@ util_id_invalid (const char *id)
       return "only letters, digits and `_-.+` are allowed";
   return NULL;
 }
+
+/* "64M", "1.5G", "512k", "1048576": bytes.  Binary units, as docker's
+ * --memory. */
+int
+util_parse_size (const char *s, int64_t *out)
+{
+  char *end;
+  double v;
+  double mult = 1;
+
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno || end == s || v <= 0)
+    return -1;
+  switch (*end)
+    {
+    case '\0': break;
+    case 'k': case 'K': mult = 1024.0; end++; break;
+    case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: return -1;
+    }
+  if (*end == 'i' && end[-1] != *s)
+    end++;
+  if (*end == 'b' || *end == 'B')
+    end++;
+  if (*end != '\0' || v * mult > 9e18)
+    return -1;
+  *out = (int64_t) (v * mult);
+  return 0;
+}

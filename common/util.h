@@ -88,6 +88,9 @@ int util_mkdir_all (const char *path, mode_t mode, shim_error_t *err);
 /* Strict decimal parse of a whole string (surrounding whitespace allowed). */
 int util_parse_u64 (const char *s, uint64_t *out);
 int util_parse_i64 (const char *s, int64_t *out);
+/* A byte count with an optional binary unit, as docker's and runc's
+ * --memory take it: "64M", "1.5G", "512k", "1048576".  Positive only. */
+int util_parse_size (const char *s, int64_t *out);
 
 /* Now, as RFC 3339 UTC with nanoseconds ("2026-12-03T09:07:15.123456789Z"),
  * the form runc writes in state.json and its JSON log lines.  len >= 40. */

@@ -66,6 +66,14 @@ has_ctrl() {
 	else
 		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
+	# runc's sizes: 64M is the same limit.
+	run --separate-stderr shim update --memory 64M "$ID"
+	if has_ctrl memory; then
+		assert_status 0
+		assert_eq "$(cat "$CG/shim/$ID/memory.max")" 67108864
+	else
+		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
+	fi
 	# the same limit as JSON on stdin: the same outcome
 	run --separate-stderr shim update --resources - "$ID" <<<'{"memory": {"limit": 67108864}}'
 	if has_ctrl memory; then
@@ -79,7 +87,7 @@ has_ctrl() {
 @test "update: values that are not numbers, malformed JSON, unknown options are refused" {
 	ct_up
 	run --separate-stderr shim update --memory lots "$ID"
-	assert_error 'update: --memory `lots`: not a number'
+	assert_error 'update: --memory `lots`: not a size'
 	run --separate-stderr shim update --pids-limit ten "$ID"
 	assert_error 'update: --pids-limit `ten`: not a number'
 	run --separate-stderr shim update --cpu-quota 1.5 "$ID"
