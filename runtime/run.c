@@ -16,11 +16,13 @@
 #include "runtime/supervise.h"
 #include "verdict/monitor.h"
 
-/* `shim run` without an id: the bundle's name and a random suffix. */
+/* `shim run` without an id: the bundle directory's real name (`shim run .`
+ * is named after the directory, not ".") and a random suffix. */
 static char *
 generate_id (const char *bundle)
 {
-  cleanup_free char *copy = strdup (bundle);
+  char *real = realpath (bundle, NULL);
+  cleanup_free char *copy = real ? real : strdup (bundle);
   unsigned char rnd[4] = { 0 };
   char *base, *id = NULL;
   size_t len;
@@ -38,8 +40,9 @@ generate_id (const char *bundle)
     }
   if (asprintf (&id, "%s-%02x%02x%02x%02x", base, rnd[0], rnd[1], rnd[2], rnd[3]) < 0)
     return NULL;
-  /* A bundle named with characters ids may not hold falls back to "shim". */
-  if (state_validate_id (id, NULL) < 0)
+  /* A bundle named with characters ids may not hold falls back to "shim",
+   * and so does a hidden one (`list` does not show dot names). */
+  if (state_validate_id (id, NULL) < 0 || id[0] == '.')
     {
       free (id);
       if (asprintf (&id, "shim-%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3]) < 0)
