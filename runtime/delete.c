@@ -37,8 +37,9 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
     }
   /* A created container has run nothing yet: runc deletes it without
    * --force, and so do we. */
-  if (!force && container_ref_need (&r, "delete", ST (STATUS_STOPPED) | ST (STATUS_CREATED), err) < 0)
-    return -1;
+  if (!force && !(ST (r.status) & (ST (STATUS_STOPPED) | ST (STATUS_CREATED))))
+    return shim_error_plain (err, EBUSY, "cannot delete container `%s`: it is %s (stop it first, or use delete --force)",
+                             id, state_status_name (r.status));
   if (r.status != STATUS_STOPPED)
     {
       if (container_ref_signal (&r, SIGKILL, r.cg.dirfd >= 0, err) < 0 || container_ref_wait_gone (&r, err) < 0)

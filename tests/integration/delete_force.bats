@@ -26,7 +26,7 @@ gone_for_good() {
 	local pid
 	pid=$(ct_field pid)
 	run --separate-stderr shim delete "$ID"
-	assert_error "cannot delete container \`$ID\`: it is running"
+	assert_error "cannot delete container \`$ID\`: it is running (stop it first, or use delete --force)"
 	assert_eq "$(ct_status)" running
 	alive "$pid"
 	[ -f "$STATE/$ID/state.json" ]

@@ -101,7 +101,7 @@ last_error() {
 	last_error "cannot start container \`$ID\`: it is running"
 	run --separate-stderr g delete "$ID"
 	assert_status 1
-	last_error "cannot delete container \`$ID\`: it is running"
+	last_error "cannot delete container \`$ID\`: it is running (stop it first, or use delete --force)"
 	# both errors are in the log, one line each
 	assert_eq "$(jq -r 'select(.level == "error") | .msg' "$T/log.json" | wc -l)" 2
 	ct_cleanup
