@@ -6,38 +6,27 @@
 
 load helpers
 
-# kept_id: the one container `run --keep` left under $STATE.
-kept_id() {
+# run_named DIR: `shim run --keep DIR` from the cwd; the one container it
+# kept must be named bundle-XXXXXXXX; then it is deleted.
+run_named() {
+	run --separate-stderr shim run --keep "$1"
+	assert_status 0
 	run shim list -q
 	assert_status 0
-	printf '%s' "$output"
+	local id=$output
+	[[ "$id" =~ ^bundle-[0-9a-f]{8}$ ]]
+	run shim delete "$id"
+	assert_status 0
 }
 
 @test "shim run . is named after the bundle directory" {
 	cd "$BUNDLE"
-	run --separate-stderr shim run --keep .
-	assert_status 0
-	local id
-	id=$(kept_id)
-	[[ "$id" =~ ^bundle-[0-9a-f]{8}$ ]]
-	run shim delete "$id"
-	assert_status 0
+	run_named .
 }
 
 @test "shim run ./ and shim run DIR/ give the same kind of name" {
 	cd "$BUNDLE"
-	run --separate-stderr shim run --keep ./
-	assert_status 0
-	local id
-	id=$(kept_id)
-	[[ "$id" =~ ^bundle-[0-9a-f]{8}$ ]]
-	run shim delete "$id"
-	assert_status 0
+	run_named ./
 	cd /
-	run --separate-stderr shim run --keep "$BUNDLE/"
-	assert_status 0
-	id=$(kept_id)
-	[[ "$id" =~ ^bundle-[0-9a-f]{8}$ ]]
-	run shim delete "$id"
-	assert_status 0
+	run_named "$BUNDLE/"
 }
