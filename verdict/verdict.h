@@ -60,6 +60,7 @@
 
 #include "cgroup/cgroup_files.h"
 #include "common/error.h"
+#include "verdict/kmsg.h"
 
 enum verdict_reason
 {
@@ -114,6 +115,9 @@ struct verdict_input
   int status;
   /* VERDICT_SIGBIT(sig) for every signal `shim kill` sent the container. */
   uint64_t signals_sent;
+  /* The kernel log's OOM records about the container (kmsg.h), NULL when
+   * no reader was armed. */
+  const struct kmsg_evidence *kmsg;
 };
 
 struct verdict

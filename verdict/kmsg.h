@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The second witness: the kernel's own report of each OOM kill, read from
+ * /dev/kmsg.  For every kill mm/oom_kill.c writes a summary record
+ *   oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,
+ *     mems_allowed=0,oom_memcg=/a/b,task_memcg=/a/b/c,task=NAME,pid=N,uid=N
+ * (rate-limited with the rest of the OOM report: 10 per 5 s) and, never
+ * rate-limited, the victim record
+ *   Memory cgroup out of memory: Killed process N (NAME) total-vm:NkB,
+ *     anon-rss:NkB, file-rss:NkB, shmem-rss:NkB, UID:N pgtables:NkB
+ *     oom_score_adj:N
+ * ("Out of memory: ..." for a host-wide OOM).  oom_memcg names the cgroup
+ * whose limit ran out, task_memcg the one the victim lived in: exactly what
+ * the counters leave ambiguous.  Only kernel-facility records count: what a
+ * process writes to /dev/kmsg always gets a non-zero facility (the kernel
+ * turns facility 0 into LOG_USER), so the workload cannot forge one.
+ * The paths are the kernel's, from the root of the memory controller's
+ * hierarchy, whatever cgroup namespace the reader is in. */
+#ifndef SHIM_KMSG_H
+#define SHIM_KMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "common/error.h"
+
+#define KMSG_PATH_MAX 512
+#define KMSG_COMM_MAX 16 /* TASK_COMM_LEN, with its NUL */
+#define KMSG_MAX_KILLS 16
+
+/* One OOM kill: a summary record and its victim record, joined by pid. */
+struct kmsg_oom_kill
+{
+  uint64_t seq;    /* the summary's sequence number (the victim's without one) */
+  bool memcg;      /* constraint=CONSTRAINT_MEMCG: a cgroup's limit ran out */
+  bool have_summary; /* the oom-kill: record was seen (it is rate-limited) */
+  bool have_victim;  /* the Killed process record was seen */
+  char oom_memcg[KMSG_PATH_MAX];  /* "" when absent (host-wide OOM) */
+  char task_memcg[KMSG_PATH_MAX];
+  char comm[KMSG_COMM_MAX];
+  int64_t pid; /* in the initial pid namespace */
+  int64_t uid;
+  uint64_t total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb;
+};
+
+/* Why the kernel log could not be read at all. */
+enum kmsg_access
+{
+  KMSG_NOT_READ = 0, /* no reader was armed (an old record, a caller without one) */
+  KMSG_READ,         /* read from arming on */
+  KMSG_DENIED,       /* open(/dev/kmsg) failed: errno in kmsg_evidence.error
+                      * (EPERM: no CAP_SYSLOG, or dmesg_restrict) */
+  KMSG_OTHER_NS,     /* the reader is not in the initial cgroup namespace: the
+                      * kernel's paths cannot be matched to the container's */
+};
+
+/* What the kernel log said about one container, from arming on.  Persisted
+ * in the watcher's record (kmsg_evidence_gen / kmsg_evidence_from_tree). */
+struct kmsg_evidence
+{
+  enum kmsg_access access;
+  int error;
+  /* Records were overwritten before they were read (read(2) gave EPIPE):
+   * a kill may be missing. */
+  bool lost;
+  /* Victim records of this container's processes or of unknown cgroups
+   * whose summary was rate-limited away: kills that cannot be attributed. */
+  uint64_t unattributed;
+  /* More matching kills than KMSG_MAX_KILLS: the first ones are kept. */
+  bool truncated;
+  size_t n;
+  struct kmsg_oom_kill kills[KMSG_MAX_KILLS];
+};
+
+/* Parse one record as read(2) from /dev/kmsg returns it ("PRI,SEQ,TS,FLAGS;
+ * TEXT\n" and optional " KEY=VALUE" lines).  Returns 1 and fills *out (a
+ * summary fills the summary fields, a victim record the victim fields) when
+ * it is a kernel-facility OOM record, 0 when it is anything else (another
+ * message, a user-facility record, a malformed one). */
+int kmsg_parse_record (const char *rec, size_t len, struct kmsg_oom_kill *out);
+
+/* Whether PATH (as the kernel prints it) is CGROUP or below it. */
+bool kmsg_path_within (const char *path, const char *cgroup);
+
+struct kmsg_reader
+{
+  int fd; /* /dev/kmsg, O_RDONLY | O_NONBLOCK | O_CLOEXEC, at the end; -1 */
+  /* The kernel's path of the container's cgroup. */
+  char cgroup[KMSG_PATH_MAX];
+  /* A summary whose victim record has not been read yet. */
+  bool have_pending;
+  struct kmsg_oom_kill pending;
+};
+
+/* Open /dev/kmsg positioned at its end (records from now on), for the
+ * cgroup whose kernel path is CGROUP.  Never fails: a reader that cannot
+ * read records why in EV (access, error); r->fd is then -1. */
+void kmsg_reader_open (struct kmsg_reader *r, const char *cgroup, struct kmsg_evidence *ev);
+
+/* The fd to poll for POLLIN, or -1. */
+int kmsg_reader_fd (const struct kmsg_reader *r);
+
+/* Read every record available now (never blocks) and add the OOM kills
+ * that concern the container (oom_memcg or task_memcg within its cgroup)
+ * to EV. */
+void kmsg_reader_collect (struct kmsg_reader *r, struct kmsg_evidence *ev);
+
+void kmsg_reader_close (struct kmsg_reader *r);
+
+/* The evidence as a JSON object (the next value of G), and back. */
+int kmsg_evidence_gen (yajl_gen g, const struct kmsg_evidence *ev, shim_error_t *err);
+int kmsg_evidence_from_tree (yajl_val v, const char *where, struct kmsg_evidence *ev,
+                             shim_error_t *err);
+
+#endif
