@@ -96,6 +96,9 @@ bool cg_events_fd_ended (int cgroup_events_fd);
 #define CG_SNAP_SWAP_MAX (1u << 4)
 #define CG_SNAP_STAT (1u << 5)
 #define CG_SNAP_CGROUP_EVENTS (1u << 6)
+#define CG_SNAP_OOM_GROUP (1u << 7)   /* oom_group: memory.oom.group */
+#define CG_SNAP_ID (1u << 8)          /* cgroup_id: the directory's inode number */
+#define CG_SNAP_LOCALEVENTS (1u << 9) /* localevents: the mount's option is known */
 struct cg_snapshot
 {
   unsigned have;
@@ -106,6 +109,13 @@ struct cg_snapshot
   uint64_t memory_swap_max; /* or CG_UNLIMITED */
   struct cg_memory_stat stat;
   struct cg_cgroup_events cgroup_events;
+  bool oom_group;
+  /* The cgroup's identity: a cgroup removed and made again under the same
+   * path has another id, and its counters start again from 0. */
+  uint64_t cgroup_id;
+  /* The cgroup2 mount has memory_localevents: memory.events then counts
+   * only the cgroup's own events, like memory.events.local. */
+  bool localevents;
 };
 
 /* Read every file above from an open cgroup directory.  ENOENT marks a part

@@ -115,6 +115,15 @@ struct verdict_input
   int status;
   /* VERDICT_SIGBIT(sig) for every signal `shim kill` sent the container. */
   uint64_t signals_sent;
+  /* The record of signals could not be read: signals_sent is not
+   * "nothing sent" but unknown. */
+  bool signals_unknown;
+  /* The nearest ancestor of the container's cgroup that outlives it: its
+   * memory.events at arming and at the end (NULL: not read).  An unchanged
+   * hierarchical oom_kill proves nothing below it was OOM-killed, when the
+   * container's own cgroup was removed before its last read. */
+  const struct cg_snapshot *ancestor_baseline;
+  const struct cg_snapshot *ancestor_final;
   /* The kernel log's OOM records about the container (kmsg.h), NULL when
    * no reader was armed. */
   const struct kmsg_evidence *kmsg;
