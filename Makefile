@@ -1,22 +1,38 @@
 # SPDX-License-Identifier: Apache-2.0
-# make            build shim, shim-oom-hook and the example rootfs
-# make deps       install the Debian packages the build and the tests need
-# make test       unit tests, host integration tests (bats), VM tests (cgroup v2)
-# make install    PREFIX=/usr/local DESTDIR=
+# make              build shim, shim-oom-hook, the man pages and the example rootfs
+# make deps         install the Debian packages the build needs (deps-test: and the tests)
+# make test         unit tests, host integration tests (bats), VM tests (cgroup v2)
+# make install      PREFIX=/usr/local DESTDIR= BINDIR= MANDIR= ...; make uninstall
+# make dist         shim-VERSION.tar.gz, which builds without git
 #
 # One static library per folder, linked in layer order (docs/DESIGN.md):
 #   common <- cgroup <- verdict <- runtime <- cli      (shim)
 #   common <- cgroup <- verdict <- hooks               (shim-oom-hook)
 # Headers are included by folder from the top: #include "cgroup/cgroup.h".
+#
+# CFLAGS, CPPFLAGS and LDFLAGS are the builder's (dpkg-buildflags, hardening):
+# the project's own flags are kept apart and always added.  -Werror only
+# with WERROR=1, which `make test` and CI set.
+
+# The one place the version is written.
+VERSION := 0.2.0
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/shim
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+# Where podman looks for hooks shipped by packages (its default hooks_dir).
+HOOKSDIR ?= $(DATADIR)/containers/oci/hooks.d
 CC ?= gcc
 PKGS := yajl libseccomp libcap
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+SHIM_CPPFLAGS := -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+SHIM_CFLAGS := -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
+ALL_CFLAGS = $(SHIM_CPPFLAGS) $(CPPFLAGS) $(SHIM_CFLAGS) $(CFLAGS)
 LDLIBS += $(PKG_LIBS)
 
 LAYERS := common cgroup verdict runtime
@@ -50,18 +66,19 @@ shim-oom-hook: $(HOOK_OBJS) $(HOOK_LIBS)
 
 # Unit tests link the libraries; the hook's tests include the hook's sources.
 tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h $(SHIM_LIBS)
-	$(CC) $(CFLAGS) -MMD -MP -Itests/unit $(LDFLAGS) -o $@ $< $(SHIM_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit $(LDFLAGS) -o $@ $< $(SHIM_LIBS) $(LDLIBS)
 
 %.o: %.c
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-# The commit `--version` prints, given to the two files that print it; the
-# stamp changes only with the commit, so only they are rebuilt then.
-SHIM_COMMIT := $(or $(if $(wildcard .git),$(shell git describe --always --dirty 2>/dev/null)),unknown)
+# The version and commit `--version` prints, given to the files that
+# print them; the stamp changes only with them, so only they are rebuilt
+# then.  From git: `git describe`; from a `make dist` tarball: its COMMIT.
+SHIM_COMMIT := $(or $(if $(wildcard .git),$(shell git describe --always --dirty 2>/dev/null)),$(shell cat COMMIT 2>/dev/null),unknown)
 COMMIT_STAMP := build/commit
-$(shell mkdir -p build; [ "$$(cat $(COMMIT_STAMP) 2>/dev/null)" = '$(SHIM_COMMIT)' ] || echo '$(SHIM_COMMIT)' >$(COMMIT_STAMP))
-cli/main.o hooks/oom_hook.o: $(COMMIT_STAMP)
-cli/main.o hooks/oom_hook.o: CFLAGS += -DSHIM_COMMIT='"$(SHIM_COMMIT)"'
+$(shell mkdir -p build; [ "$$(cat $(COMMIT_STAMP) 2>/dev/null)" = '$(VERSION) $(SHIM_COMMIT)' ] || echo '$(VERSION) $(SHIM_COMMIT)' >$(COMMIT_STAMP))
+cli/main.o hooks/oom_hook.o runtime/features.o: $(COMMIT_STAMP)
+cli/main.o hooks/oom_hook.o runtime/features.o: SHIM_CPPFLAGS += -DSHIM_VERSION='"$(VERSION)"' -DSHIM_COMMIT='"$(SHIM_COMMIT)"'
 
 -include $(ALL_OBJS:.o=.d) $(UNIT_BINS:=.d)
 
@@ -70,7 +87,7 @@ EXAMPLE_BINS := examples/bin/memhog examples/bin/forkbomb
 examples: examples/rootfs/.stamp
 examples/bin/%: examples/src/%.c
 	@mkdir -p examples/bin
-	$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
+	$(CC) -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -static -o $@ $<
 examples/rootfs/.stamp: examples/mkrootfs.sh $(EXAMPLE_BINS)
 	examples/mkrootfs.sh examples/rootfs $(EXAMPLE_BINS)
 	touch $@
@@ -80,27 +97,81 @@ unit: $(UNIT_BINS)
 
 deps:
 	scripts/install-deps.sh
+deps-test:
+	scripts/install-deps.sh --test
 
-test: all $(UNIT_BINS)
+# Warnings are errors here: the tree is kept free of them.
+test:
+	$(MAKE) WERROR=1 all $(UNIT_BINS)
 	tests/run-all.sh
-
-install: $(BINS)
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 
 clean:
 	rm -f $(ALL_OBJS) $(ALL_OBJS:.o=.d) $(UNIT_BINS) $(UNIT_BINS:=.d) $(SHIM_LIBS) $(BINS) \
 	      $(EXAMPLE_BINS)
 	rm -rf examples/rootfs
 
-.PHONY: all examples unit deps test install clean
+.PHONY: all examples unit deps deps-test test clean
 
 # Helpers of the host integration tests, one C file each in tests/helpers/.
 TEST_HELPERS := $(patsubst %.c,%,$(wildcard tests/helpers/*.c))
 tests/helpers/%: tests/helpers/%.c
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 all: $(TEST_HELPERS)
 clean: clean-test-helpers
 clean-test-helpers:
 	rm -f $(TEST_HELPERS)
 .PHONY: clean-test-helpers
+
+# ---- man pages, completion, install, dist -----------------------------------
+MAN_SRCS := $(wildcard docs/man/*.scd)
+MANS := $(MAN_SRCS:.scd=)
+all: $(MANS)
+docs/man/%: docs/man/%.scd
+	scdoc <$< >$@
+clean: clean-man
+clean-man:
+	rm -f $(MANS)
+
+# The snippets name /usr/local/bin; installed, they name BINDIR.
+SNIPPETS := config/podman/containers.conf config/containerd/config.toml \
+            config/docker/daemon.json config/oci-hooks.json \
+            config/kubernetes/runtimeclass.yaml
+subst_bindir = sed 's|/usr/local/bin|$(BINDIR)|g' $(1) >$(2)
+
+install: $(BINS) $(MANS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
+	           $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(HOOKSDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 config/bash-completion/shim config/bash-completion/shim-oom-hook \
+	                $(DESTDIR)$(BASHCOMPDIR)/
+	$(call subst_bindir,config/hooks.d/shim-oom-hook.json,$(DESTDIR)$(HOOKSDIR)/shim-oom-hook.json)
+	for f in $(SNIPPETS); do \
+	  install -d $(DESTDIR)$(DOCDIR)/examples/$$(basename $$(dirname $$f)) && \
+	  $(call subst_bindir,$$f,$(DESTDIR)$(DOCDIR)/examples/$$(basename $$(dirname $$f))/$$(basename $$f)) \
+	  || exit 1; \
+	done
+	install -m 0644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(DOCDIR)/
+
+# Exactly what install wrote (directories shared with other packages stay).
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(BINS))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(filter %.7,$(MANS))))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(filter %.8,$(MANS))))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/shim $(DESTDIR)$(BASHCOMPDIR)/shim-oom-hook
+	rm -f $(DESTDIR)$(HOOKSDIR)/shim-oom-hook.json
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+# A tarball of the committed tree plus the commit it came from, so that
+# --version still names it when built without git.
+DIST := shim-$(VERSION)
+dist:
+	rm -rf build/$(DIST) && mkdir -p build/$(DIST)
+	git archive --format=tar HEAD | tar -x -C build/$(DIST)
+	echo '$(SHIM_COMMIT)' >build/$(DIST)/COMMIT
+	tar -C build -czf $(DIST).tar.gz $(DIST)
+	rm -rf build/$(DIST)
+	@echo $(DIST).tar.gz
+
+.PHONY: install uninstall dist clean-man

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The one place the version is written (`make VERSION=...` overrides it). */
+/* The version and the commit come from the Makefile (VERSION, the one place
+ * the version is written, and `git describe`), given to the files that
+ * print them (and only to them: nothing else is rebuilt when they change). */
 #ifndef SHIM_VERSION_H
 #define SHIM_VERSION_H
 
-#ifndef SHIM_VERSION
-#define SHIM_VERSION "0.1.0"
-#endif
-/* The commit built (`git describe --always --dirty`): the Makefile passes
- * it to the files that print it, and to them only. */
 #ifndef SHIM_COMMIT
 #define SHIM_COMMIT "unknown"
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "hooks/hook_store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -93,6 +94,47 @@ hook_store_fresh (int dirfd, const char *id, int *cfd, shim_error_t *err)
   *cfd = openat (dirfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (*cfd < 0)
     return shim_error_errno (err, "verdict directory: open `%s`", id);
+  return 0;
+}
+
+int
+hook_store_resolve_id (int dirfd, const char *typed, char **full, shim_error_t *err)
+{
+  size_t len = strlen (typed), matches = 0;
+  cleanup_free char *found = NULL;
+  struct stat st;
+  struct dirent *de;
+  DIR *d;
+  int fd;
+
+  *full = NULL;
+  if (fstatat (dirfd, typed, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
+    {
+      *full = strdup (typed);
+      return *full ? 0 : shim_error_errno (err, "verdict directory");
+    }
+  fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (d = fdopendir (fd)) == NULL)
+    {
+      shim_error_errno (err, "read the verdict directory");
+      if (fd >= 0)
+        close (fd);
+      return -1;
+    }
+  /* Hidden entries are directories being replaced or removed. */
+  while ((de = readdir (d)) != NULL)
+    if (de->d_name[0] != '.' && strncmp (de->d_name, typed, len) == 0 && matches++ == 0)
+      found = strdup (de->d_name);
+  closedir (d);
+  if (matches == 0)
+    return shim_error_plain (err, ENOENT, "no verdict for container %s", typed);
+  if (matches > 1)
+    return shim_error_plain (err, EINVAL, "%zu containers' ids start with `%s`: give more of it",
+                             matches, typed);
+  if (found == NULL)
+    return shim_error_errno (err, "verdict directory");
+  *full = found;
+  found = NULL;
   return 0;
 }
 

@@ -37,6 +37,11 @@ int hook_store_open (const char *dir, bool create, int *dirfd, shim_error_t *err
  * keeps writing to the moved copy, never to the new one). */
 int hook_store_fresh (int dirfd, const char *id, int *cfd, shim_error_t *err);
 
+/* The id of DIR/ID for what a user typed: the full id, or a prefix of
+ * exactly one stored id (podman and docker print 12 characters).  *full is
+ * malloc'd.  None: ENOENT; several: EINVAL, naming how many. */
+int hook_store_resolve_id (int dirfd, const char *typed, char **full, shim_error_t *err);
+
 /* Open DIR/ID; a missing one is an error with status ENOENT. */
 int hook_store_open_container (int dirfd, const char *id, int *cfd, shim_error_t *err);
 

@@ -248,15 +248,17 @@ do_poststop (const struct opts *o, const struct hook_state *st, shim_error_t *er
 }
 
 static int
-do_show (const struct opts *o, const char *id, shim_error_t *err)
+do_show (const struct opts *o, const char *typed, shim_error_t *err)
 {
   cleanup_close int store = -1, cfd = -1;
-  cleanup_free char *text = NULL;
+  cleanup_free char *text = NULL, *id = NULL;
   struct hook_shown shown;
   shim_error_t tmp = NULL;
 
-  if (hook_state_id_check (id, err) < 0 || hook_store_open (o->dir, false, &store, err) < 0)
+  if (hook_state_id_check (typed, err) < 0 || hook_store_open (o->dir, false, &store, err) < 0)
     return -1;
+  if (hook_store_resolve_id (store, typed, &id, err) < 0)
+    return shim_error_prefix (err, "%s", o->dir);
   if (hook_store_open_container (store, id, &cfd, &tmp) < 0)
     {
       shim_error_release (&tmp);

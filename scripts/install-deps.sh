@@ -1,10 +1,14 @@
 #!/bin/sh
-# The Debian packages the build and the tests need (`make deps`).
+# The Debian packages shim needs: `make deps` (to build and run it) and
+# `make deps-test` (--test: and to run its tests, VM and engines included).
 set -eu
 pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev
-      busybox-static bats jq iproute2 util-linux procps
+      busybox-static scdoc"
+if [ "${1:-}" = --test ]; then
+  pkgs="$pkgs bats jq iproute2 util-linux procps man-db bash-completion
       qemu-system-x86 cpio gzip xz-utils kmod
       runc crun podman conmon golang-github-containers-common containerd docker.io"
+fi
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

@@ -63,13 +63,14 @@ engine_teardown() {
 
 # --- podman ----------------------------------------------------------------------
 # podman 4.3 from config/podman/containers.conf (the runtime "shim", made
-# the default there) plus storage.conf (vfs: overlay on the VM's overlay
+# the default here by uncommenting its `runtime` line) plus storage.conf (vfs: overlay on the VM's overlay
 # root fails) and policy.json in $ENGINE_DIR/podman.  The rest is given on
 # the command line (P): no systemd and no network in the VM.
 podman_configure() {
   local d=$ENGINE_DIR/podman
   mkdir -p "$d"
-  sed "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" "$ROOT_DIR/config/podman/containers.conf" >"$d/containers.conf"
+  sed -e "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" -e 's|^# runtime = "shim"|runtime = "shim"|' \
+    "$ROOT_DIR/config/podman/containers.conf" >"$d/containers.conf"
   grep -qF "shim = [\"$ENGINE_RUNTIME\"]" "$d/containers.conf"
   cat >"$d/storage.conf" <<EOF
 [storage]
@@ -152,12 +153,13 @@ daemon_stop() {
 }
 
 # containerd_start: containerd 1.6 with config/containerd/config.toml (the
-# runtime "shim" for CRI, BinaryName substituted), a tmpfs on
+# runtime "shim" for CRI, BinaryName substituted, made the default), a tmpfs on
 # /var/lib/containerd, state in /run/containerd.
 containerd_start() {
   mkdir -p "$ENGINE_DIR/containerd"
   export CONTAINERD_CONFIG=$ENGINE_DIR/containerd/config.toml
-  sed "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" "$ROOT_DIR/config/containerd/config.toml" >"$CONTAINERD_CONFIG"
+  sed -e "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" -e 's|# default_runtime_name|default_runtime_name|' \
+    "$ROOT_DIR/config/containerd/config.toml" >"$CONTAINERD_CONFIG"
   engine_tmpfs /var/lib/containerd
   daemon_start containerd "$ENGINE_DIR/containerd.log" \
     containerd --config "$CONTAINERD_CONFIG" --log-level debug
