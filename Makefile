@@ -174,4 +174,10 @@ dist:
 	rm -rf build/$(DIST)
 	@echo $(DIST).tar.gz
 
-.PHONY: install uninstall dist clean-man
+# The guide's picture, from its text source (graphviz); committed, so that
+# the guide reads without it.
+docs: docs/guide/verdict.svg
+docs/guide/verdict.svg: docs/guide/verdict.dot
+	dot -Tsvg $< -o $@
+
+.PHONY: install uninstall dist clean-man docs

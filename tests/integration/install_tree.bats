@@ -151,3 +151,9 @@ complete_() {
 	[ "${lines[1]}" = "commit: $(cat "$dir/COMMIT")" ]
 	[ "$(cat "$dir/COMMIT")" != unknown ]
 }
+
+@test "the guide's picture is rendered from its committed source" {
+	# The committed SVG is what `dot` makes of the committed source.
+	dot -Tsvg "$REPO/docs/guide/verdict.dot" -o "$T/verdict.svg"
+	diff -q "$T/verdict.svg" "$REPO/docs/guide/verdict.svg"
+}
