@@ -4,6 +4,7 @@
 # make test         unit tests, host integration tests (bats), VM tests (cgroup v2)
 # make install      PREFIX=/usr/local DESTDIR= BINDIR= MANDIR= ...; make uninstall
 # make dist         shim-VERSION.tar.gz, which builds without git
+# make bench        shim against runc, crun and the kernel's floor (bench/run.sh)
 #
 # One static library per folder, linked in layer order (docs/DESIGN.md):
 #   common <- cgroup <- verdict <- runtime <- cli      (shim)
@@ -174,10 +175,23 @@ dist:
 	rm -rf build/$(DIST)
 	@echo $(DIST).tar.gz
 
+# The benchmark (bench/run.sh says what it measures); never part of a test
+# but for `make test` checking that it runs.
+BENCH_BINS := bench/timeit bench/floor
+bench/%: bench/%.c
+	$(CC) $(SHIM_CPPFLAGS) $(CPPFLAGS) $(SHIM_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+bench: all $(BENCH_BINS)
+	bench/run.sh $(BENCH_ARGS)
+all: $(BENCH_BINS)
+clean: clean-bench
+clean-bench:
+	rm -f $(BENCH_BINS)
+	rm -rf bench/out
+
 # The guide's picture, from its text source (graphviz); committed, so that
 # the guide reads without it.
 docs: docs/guide/verdict.svg
 docs/guide/verdict.svg: docs/guide/verdict.dot
 	dot -Tsvg $< -o $@
 
-.PHONY: install uninstall dist clean-man docs
+.PHONY: install uninstall dist clean-man docs bench clean-bench

@@ -1,0 +1,290 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# bench/run.sh [--quick] [--runs N] [--out DIR] [--runtimes "shim runc crun"]
+#
+# Times shim against Debian's runc and crun (each where it works on this
+# host) and against the floor (bench/floor.c: clone3 into the same
+# namespaces, pivot_root, execve): the same bundle (examples/rootfs,
+# /bin/true, the namespaces of `runc spec`, a 64 MiB memory limit) for all.
+#
+#   run       `RUNTIME run ID` of /bin/true
+#   lifecycle create, start, wait for init, delete
+#   exec      `RUNTIME exec ID /bin/true` into a running container
+#   hook      runc's and crun's `run` with shim-oom-hook at prestart and
+#             poststop (the hook's cost is the difference to `run`)
+#
+# Runtimes interleave (a different order each round) so that a slow spell
+# of the machine falls on all of them.  Also measured: the peak RSS of the
+# runtime process, the smallest memory limit under which /bin/true still
+# starts, and the time per container at 1, 10, 100, 1000 sequential and 2,
+# 4, 8 concurrent containers.  Prints a table (min, median, max, and the
+# median's ratio to crun's, runc's and the floor's) and writes, under
+# --out (default bench/out): table.txt, the raw timings, latency.png and
+# scaling.png (gnuplot, when installed).
+#
+# Root, after `make`.  Timings are never a test: `make test` only checks
+# that this runs (--quick).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+runs=20 quick=0 out=$here/out
+runtimes="shim runc crun"
+counts="1 10 100 1000" jobs_list="2 4 8"
+limits="256K 512K 1M 2M 4M 8M 16M 32M 64M"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 runs=3 counts="1 4" jobs_list="2" limits="4M 64M" ;;
+	--runs) runs=$2; shift ;;
+	--out) out=$2; shift ;;
+	--runtimes) runtimes=$2; shift ;;
+	*) echo "usage: bench/run.sh [--quick] [--runs N] [--out DIR] [--runtimes LIST]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root"
+[ -x "$repo/shim" ] && [ -x "$repo/examples/rootfs/bin/busybox" ] || die "build first: make"
+[ -x "$here/timeit" ] && [ -x "$here/floor" ] || die "build first: make bench/timeit bench/floor"
+mkdir -p "$out"
+rm -f "$out"/*.dat "$out"/*.png "$out"/table.txt
+
+# State, bundles and roots on a tmpfs (/run): the VM's 9p root cannot hold
+# sockets or device nodes, and a disk would time the disk.
+work=$(mktemp -d /run/shim-bench.XXXXXX)
+declare -A bin extra
+cleanup() {
+	local rt id
+	for rt in "${!bin[@]}"; do
+		[ "$rt" = floor ] && continue
+		for id in $("${bin[$rt]}" --root "$work/root-$rt" list -q 2>/dev/null); do
+			"${bin[$rt]}" --root "$work/root-$rt" delete -f "$id" >/dev/null 2>&1 || true
+		done
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# bundle NAME JQ-FILTER: the base bundle (examples/hello with /bin/true,
+# the rootfs by absolute path, a 64 MiB limit) edited by JQ-FILTER.
+bundle() {
+	mkdir -p "$work/$1"
+	jq --arg root "$repo/examples/rootfs" '
+		.process.args = ["/bin/true"] | .process.terminal = false
+		| .root.path = $root
+		| .linux.resources.memory.limit = 67108864' \
+		"$repo/examples/hello/config.json" | jq "$2" >"$work/$1/config.json"
+}
+bundle base .
+bundle sleeper '.process.args = ["/bin/sleep", "100000"]'
+bundle hooked .
+jq --arg hook "$repo/shim-oom-hook" --arg dir "$work/hookdir" '
+	.hooks.prestart = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "prestart"]}]
+	| .hooks.poststop = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "poststop"]}]' \
+	"$work/base/config.json" >"$work/hooked/config.json"
+
+bin[floor]=$here/floor
+T() { "$here/timeit" -l "$work/log" "$@"; }
+
+# Which runtimes work here, with the same bundle.  shim on a host where it
+# cannot enforce the memory limit gets --allow-unenforced-limits (said in
+# the table).
+avail=()
+for rt in $runtimes; do
+	case $rt in
+	shim) b=$repo/shim ;;
+	*) b=$(command -v "$rt" || true) ;;
+	esac
+	[ -n "$b" ] || { log "$rt: not installed"; continue; }
+	bin[$rt]=$b
+	extra[$rt]=""
+	if ! "$b" --root "$work/root-$rt" run -b "$work/base" bench-probe >"$work/probe.log" 2>&1; then
+		if [ "$rt" = shim ] && "$b" --root "$work/root-$rt" run --allow-unenforced-limits -b "$work/base" bench-probe >/dev/null 2>&1; then
+			extra[$rt]=--allow-unenforced-limits
+			log "shim: the memory limit is not enforced on this host (--allow-unenforced-limits)"
+		else
+			log "$rt: does not run here: $(head -n 1 "$work/probe.log")"
+			unset "bin[$rt]"
+			continue
+		fi
+	fi
+	avail+=("$rt")
+done
+[ ${#avail[@]} -gt 0 ] || die "no runtime works here"
+log "runtimes: ${avail[*]} (+ the floor); $runs rounds"
+
+# cmd RT VERB: the runtime's command line for VERB, with its own --root.
+cmd() {
+	local rt=$1 verb=$2
+	local r=(--root "$work/root-$rt")
+	case $verb in
+	run) echo "${bin[$rt]} ${r[*]} run ${extra[$rt]} -b $work/base {}" ;;
+	hook) echo "${bin[$rt]} ${r[*]} run -b $work/hooked {}" ;;
+	lifecycle)
+		local c=${extra[$rt]}
+		[ "$rt" = shim ] || c=""
+		echo "${bin[$rt]} ${r[*]} create $c -b $work/base --pid-file $work/pid-{} {} ::: ${bin[$rt]} ${r[*]} start {} ::: @wait $work/pid-{} ::: ${bin[$rt]} ${r[*]} delete {}" ;;
+	esac
+}
+
+# record SCENARIO RT TIMEIT-OUTPUT...: append "ns rss rc" lines.
+record() {
+	local f=$out/$1-$2.dat
+	awk '$1 == "run" { print $3, $4, $5 }' >>"$f"
+}
+
+round_order() {
+	# A different order each round: rotate by the round number.
+	local r=$1 n=${#avail[@]} i
+	for ((i = 0; i < n; i++)); do echo "${avail[$(((i + r) % n))]}"; done
+}
+
+# --- latency: run, lifecycle, hook ---------------------------------------------
+for ((round = 0; round < runs; round++)); do
+	# shellcheck disable=SC2046
+	T -p "bench-floor-$round" -- "${bin[floor]}" "$repo/examples/rootfs" | record run floor
+	for rt in $(round_order "$round"); do
+		# shellcheck disable=SC2046
+		T -p "bench-r$round-$rt" -- $(cmd "$rt" run) | record run "$rt"
+		# shellcheck disable=SC2046
+		T -p "bench-l$round-$rt" -- $(cmd "$rt" lifecycle) | record lifecycle "$rt"
+		if [ "$rt" != shim ]; then
+			# shellcheck disable=SC2046
+			T -p "bench-h$round-$rt" -- $(cmd "$rt" hook) | record hook "$rt"
+		fi
+	done
+done
+
+# --- exec into a running container ----------------------------------------------
+for rt in "${avail[@]}"; do
+	c=${extra[$rt]}
+	[ "$rt" = shim ] || c=""
+	"${bin[$rt]}" --root "$work/root-$rt" create $c -b "$work/sleeper" bench-execbox >/dev/null 2>&1 &&
+		"${bin[$rt]}" --root "$work/root-$rt" start bench-execbox >/dev/null 2>&1 ||
+		{ log "$rt: could not start the exec container"; continue; }
+	T -c "$runs" -p "bench-e-$rt" -- "${bin[$rt]}" --root "$work/root-$rt" exec bench-execbox /bin/true | record exec "$rt"
+	"${bin[$rt]}" --root "$work/root-$rt" delete -f bench-execbox >/dev/null 2>&1 || log "$rt: delete -f bench-execbox failed"
+done
+
+# --- the smallest memory limit under which /bin/true starts ---------------------
+: >"$out/minmem.txt"
+for rt in "${avail[@]}"; do
+	found=-
+	for l in $limits; do
+		bytes=$(numfmt --from=iec "$l")
+		bundle "mem-$l" ".linux.resources.memory.limit = $bytes | .linux.resources.memory.swap = $bytes"
+		if "${bin[$rt]}" --root "$work/root-$rt" run ${extra[$rt]:+"${extra[$rt]}"} -b "$work/mem-$l" "bench-mem-$l" >/dev/null 2>&1; then
+			found=$l
+			break
+		fi
+	done
+	[ "$rt" = shim ] && [ -n "${extra[shim]}" ] && found="$found (not enforced here)"
+	echo "$rt $found" >>"$out/minmem.txt"
+done
+
+# --- time per container against the number of containers -------------------------
+: >"$out/scaling.dat"
+for rt in floor "${avail[@]}"; do
+	for n in $counts; do
+		if [ "$rt" = floor ]; then
+			line=$(T -c "$n" -p "bench-s$n" -- "${bin[floor]}" "$repo/examples/rootfs" | awk '$1 == "total"')
+		else
+			# shellcheck disable=SC2046
+			line=$(T -c "$n" -p "bench-s$n-$rt" -- $(cmd "$rt" run) | awk '$1 == "total"')
+		fi
+		echo "$rt seq $n $line" | awk '{ printf "%s %s %d %.3f\n", $1, $2, $3, $5 / $6 / 1e6 }' >>"$out/scaling.dat"
+	done
+	for j in $jobs_list; do
+		n=$((j * (quick ? 2 : 8)))
+		if [ "$rt" = floor ]; then
+			line=$(T -c "$n" -j "$j" -p "bench-c$j" -- "${bin[floor]}" "$repo/examples/rootfs" | awk '$1 == "total"')
+		else
+			# shellcheck disable=SC2046
+			line=$(T -c "$n" -j "$j" -p "bench-c$j-$rt" -- $(cmd "$rt" run) | awk '$1 == "total"')
+		fi
+		echo "$rt par $j $line" | awk '{ printf "%s %s %d %.3f\n", $1, $2, $3, $5 / $6 / 1e6 }' >>"$out/scaling.dat"
+	done
+done
+
+# --- the table ---------------------------------------------------------------------
+# stats FILE: min median max (ms) peak-rss (KiB) failures
+stats() {
+	sort -n "$1" | awk '
+		{ t[NR] = $1; if ($2 > rss) rss = $2; if ($3 != 0) bad++ }
+		END {
+			if (NR == 0) { print "- - - - -"; exit }
+			m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+			printf "%.2f %.2f %.2f %d %d\n", t[1] / 1e6, m / 1e6, t[NR] / 1e6, rss, bad
+		}'
+}
+median_of() { [ -s "$out/$1-$2.dat" ] && stats "$out/$1-$2.dat" | awk '{ print $2 }' || echo -; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
+{
+	echo "# $(uname -r), $(nproc) CPUs, $runs rounds; times in ms; rss: peak KiB of the runtime process"
+	[ -n "${extra[shim]:-}" ] && echo "# shim ran with --allow-unenforced-limits: the memory limit is not enforced on this host"
+	printf '%-10s %-6s %8s %8s %8s %8s %6s %7s %7s %7s\n' scenario runtime min median max rss fail x_crun x_runc x_floor
+	for sc in run lifecycle exec hook; do
+		for rt in floor "${avail[@]}"; do
+			[ -s "$out/$sc-$rt.dat" ] || continue
+			read -r mn md mx rss bad < <(stats "$out/$sc-$rt.dat")
+			printf '%-10s %-6s %8s %8s %8s %8s %6s %7s %7s %7s\n' "$sc" "$rt" "$mn" "$md" "$mx" "$rss" "$bad" \
+				"$(ratio "$md" "$(median_of "$sc" crun)")" "$(ratio "$md" "$(median_of "$sc" runc)")" \
+				"$(ratio "$md" "$(median_of run floor)")"
+		done
+	done
+	for rt in runc crun; do
+		h=$(median_of hook "$rt") r=$(median_of run "$rt")
+		[ "$h" != - ] && [ "$r" != - ] &&
+			awk -v rt="$rt" -v h="$h" -v r="$r" 'BEGIN { printf "# shim-oom-hook adds %.2f ms to %s run (median %.2f -> %.2f)\n", h - r, rt, r, h }'
+	done
+	echo
+	echo "# the smallest memory limit under which /bin/true starts"
+	cat "$out/minmem.txt"
+	echo
+	echo "# ms per container: sequential (seq N) and concurrent (par JOBS)"
+	cat "$out/scaling.dat"
+} | tee "$out/table.txt"
+
+# --- the plots ---------------------------------------------------------------------
+if command -v gnuplot >/dev/null; then
+	: >"$out/latency.plot.dat"
+	i=0
+	for sc in run lifecycle exec hook; do
+		for rt in floor "${avail[@]}"; do
+			[ -s "$out/$sc-$rt.dat" ] || continue
+			read -r mn md mx _ _ < <(stats "$out/$sc-$rt.dat")
+			echo "$i \"$sc\\n$rt\" $md $mn $mx" >>"$out/latency.plot.dat"
+			i=$((i + 1))
+		done
+	done
+	gnuplot <<EOF
+set terminal pngcairo size 1000,500 noenhanced
+set output "$out/latency.png"
+set title "container latency (median, min-max), $(uname -r)"
+set ylabel "ms"
+set style fill solid 0.5
+set boxwidth 0.6
+set xtics rotate by -30
+set yrange [0:*]
+plot "$out/latency.plot.dat" using 1:3:xtic(2) with boxes notitle, \
+     "" using 1:3:4:5 with yerrorbars notitle lc rgb "black"
+EOF
+	gnuplot <<EOF
+set terminal pngcairo size 800,500 noenhanced
+set output "$out/scaling.png"
+set title "ms per container against the number of containers (sequential)"
+set xlabel "containers"
+set ylabel "ms per container"
+set logscale x
+set yrange [0:*]
+plot $(for rt in floor "${avail[@]}"; do printf '"< awk '"'"'\\$1 == \\"%s\\" \&\& \\$2 == \\"seq\\"'"'"' %s" using 3:4 with linespoints title "%s", ' "$rt" "$out/scaling.dat" "$rt"; done | sed 's/, $//')
+EOF
+	log "plots: $out/latency.png $out/scaling.png"
+else
+	log "gnuplot not installed: no plots (apt-get install gnuplot-nox)"
+fi

@@ -1,0 +1,33 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# `make bench`'s harness runs, prints its table and writes its plots, and
+# leaves nothing behind.  A timing is never checked: speed is make bench's.
+
+load helpers
+
+@test "bench/run.sh --quick: the table has every scenario for shim and the floor, the plots exist, nothing is left" {
+	[ -x "$REPO/bench/timeit" ] && [ -x "$REPO/bench/floor" ]
+	run --separate-stderr "$REPO/bench/run.sh" --quick --out "$T/out" --runtimes "shim runc"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	local row
+	for row in "run floor" "run shim" "lifecycle shim" "exec shim" "run runc" "hook runc"; do
+		# Every row ran and none failed (the fail column is 0).
+		printf '%s\n' "$output" | awk -v sc="${row% *}" -v rt="${row#* }" \
+			'$1 == sc && $2 == rt && $7 == 0 { found = 1 } END { exit !found }' ||
+			{ echo "no clean row: $row"; false; }
+	done
+	printf '%s\n' "$output" | grep -qE '^shim [0-9]+[KM]'
+	printf '%s\n' "$output" | grep -qE '^shim seq 4 [0-9.]+$'
+	[ "$(head -c 8 "$T/out/latency.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+	[ "$(head -c 8 "$T/out/scaling.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+	# Its own roots, bundles and containers are gone.
+	run bash -c 'ls -d /run/shim-bench.* 2>/dev/null'
+	[ -z "$output" ]
+	run bash -c 'find /sys/fs/cgroup -maxdepth 4 -name "*bench-*" 2>/dev/null'
+	echo "$output"
+	[ -z "$output" ]
+	run pgrep -f 'sleep 100000'
+	[ "$status" -eq 1 ]
+}
