@@ -96,8 +96,7 @@ span_find (struct kmsg_span s, const char *lit, size_t from, bool last)
 static struct kmsg_span
 span_sub (struct kmsg_span s, size_t from, size_t to)
 {
-  struct kmsg_span r = { s.p + from, to - from };
-  return r;
+  return (struct kmsg_span){ s.p + from, to - from };
 }
 
 /* Leading decimal digits of S into *V (at least one, below
@@ -133,16 +132,13 @@ span_whole_i64 (struct kmsg_span s, int64_t *v)
   return true;
 }
 
+/* The kernel writes %02x: lower case. */
 static int
 hexval (char c)
 {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
+  static const char hex[] = "0123456789abcdef";
+  const char *p = c ? strchr (hex, c) : NULL;
+  return p ? (int) (p - hex) : -1;
 }
 
 /* Undo msg_add_ext_text's escaping (\xNN for bytes below ' ', from 127 on
@@ -160,9 +156,8 @@ kmsg_unescape (struct kmsg_span s, char *out, size_t size)
       if (c == '\\')
         {
           int hi, lo;
-          if (s.n - i < 4)
-            return false;
-          if (s.p[i + 1] != 'x' || (hi = hexval (s.p[i + 2])) < 0 || (lo = hexval (s.p[i + 3])) < 0)
+          if (s.n - i < 4 || s.p[i + 1] != 'x' || (hi = hexval (s.p[i + 2])) < 0
+              || (lo = hexval (s.p[i + 3])) < 0)
             return false;
           c = hi << 4 | lo;
           i += 3;
@@ -231,8 +226,9 @@ take_task (struct kmsg_span rest, bool with_path, struct kmsg_oom_kill *out)
 static bool
 parse_summary (struct kmsg_span s, struct kmsg_oom_kill *out)
 {
-  ssize_t comma, uid_at, pid_at, slash = -1, tm;
+  ssize_t comma, uid_at, pid_at, cs, slash = -1, tm;
   struct kmsg_span head, region;
+  const char *sl;
   size_t pos;
 
   if (!span_take (&s, "constraint=") || (comma = span_find (s, ",", 0, false)) < 0)
@@ -251,22 +247,11 @@ parse_summary (struct kmsg_span s, struct kmsg_oom_kill *out)
   /* The paths start at the first '/' after the cpuset's name: nothing
    * before them holds one (a cgroup's name cannot), but the root cpuset's
    * name is "/". */
-  pos = (size_t) comma;
-  {
-    ssize_t cs = span_find (head, ",cpuset=", pos, false);
-    if (cs >= 0)
-      {
-        pos = (size_t) cs + 8;
-        if (pos < head.n && head.p[pos] == '/')
-          pos++;
-      }
-  }
-  for (; pos < head.n; pos++)
-    if (head.p[pos] == '/')
-      {
-        slash = (ssize_t) pos;
-        break;
-      }
+  cs = span_find (head, ",cpuset=", (size_t) comma, false);
+  pos = cs < 0 ? (size_t) comma
+               : (size_t) cs + 8 + (head.n > (size_t) cs + 8 && head.p[cs + 8] == '/');
+  if (pos <= head.n && (sl = memchr (head.p + pos, '/', head.n - pos)) != NULL)
+    slash = sl - head.p;
   if (slash >= 0 && span_ends (span_sub (head, 0, (size_t) slash), ",oom_memcg="))
     {
       /* A path below the container may hold ",task_memcg=/": prefer the
@@ -279,13 +264,11 @@ parse_summary (struct kmsg_span s, struct kmsg_oom_kill *out)
           if (!take_path (span_sub (region, 0, (size_t) tm), k.oom_memcg)
               || !take_task (span_sub (region, (size_t) tm + 12, region.n), true, &k))
             continue;
-          if (kmsg_path_within (k.task_memcg, k.oom_memcg) || out->oom_memcg[0] == '\0')
-            {
-              bool within = kmsg_path_within (k.task_memcg, k.oom_memcg);
-              *out = k;
-              if (within)
-                break;
-            }
+          bool within = kmsg_path_within (k.task_memcg, k.oom_memcg);
+          if (within || out->oom_memcg[0] == '\0')
+            *out = k;
+          if (within)
+            break;
         }
       return out->oom_memcg[0] != '\0';
     }
@@ -529,9 +512,8 @@ kmsg_reader_feed (struct kmsg_reader *r, const char *rec, size_t len, struct kms
       r->group_pid = r->last_pid;
       r->group_ts_usec = ts;
       memcpy (r->group, k.oom_group, sizeof r->group);
-      r->group_oom_memcg[0] = '\0';
-      if (r->last_pid)
-        memcpy (r->group_oom_memcg, r->last_oom_memcg, sizeof r->group_oom_memcg);
+      snprintf (r->group_oom_memcg, sizeof r->group_oom_memcg, "%s",
+                r->last_pid ? r->last_oom_memcg : "");
       r->last_pid = 0;
       /* The kill that set it off: it was kept just before. */
       for (i = ev->n; i-- > 0;)
@@ -570,42 +552,26 @@ kmsg_reader_open (struct kmsg_reader *r, const char *cgroup, struct kmsg_evidenc
    * another cgroup namespace knows the container's path only relative to
    * its own root.  No /proc/self/ns/cgroup: a kernel without cgroup
    * namespaces, all in the initial one. */
-  if (stat ("/proc/self/ns/cgroup", &st) < 0)
-    {
-      if (errno != ENOENT)
-        {
-          ev->access = KMSG_OTHER_NS;
-          ev->error = errno;
-          return;
-        }
-    }
-  else if (st.st_ino != KMSG_CGROUP_INIT_INO)
+  errno = 0;
+  if (stat ("/proc/self/ns/cgroup", &st) < 0 ? errno != ENOENT : st.st_ino != KMSG_CGROUP_INIT_INO)
     {
       ev->access = KMSG_OTHER_NS;
+      ev->error = errno;
       return;
     }
   fd = open ("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    {
-      ev->error = errno;
-      return;
-    }
   /* Only the kernel's own device (char 1:11) is the witness. */
-  if (fstat (fd, &st) < 0 || !S_ISCHR (st.st_mode) || st.st_rdev != makedev (1, 11))
+  if (fd >= 0 && (fstat (fd, &st) < 0 || !S_ISCHR (st.st_mode) || st.st_rdev != makedev (1, 11)))
+    errno = ENODEV;
+  else if (fd >= 0 && lseek (fd, 0, SEEK_END) >= 0) /* records from now on */
     {
-      ev->error = ENODEV;
-      close (fd);
+      r->fd = fd;
+      ev->access = KMSG_READ;
       return;
     }
-  /* Records from now on. */
-  if (lseek (fd, 0, SEEK_END) < 0)
-    {
-      ev->error = errno;
-      close (fd);
-      return;
-    }
-  r->fd = fd;
-  ev->access = KMSG_READ;
+  ev->error = errno;
+  if (fd >= 0)
+    close (fd);
 }
 
 int
@@ -623,35 +589,26 @@ kmsg_reader_collect (struct kmsg_reader *r, struct kmsg_evidence *ev)
   for (i = 0; r->fd >= 0 && i < KMSG_COLLECT_MAX; i++)
     {
       ssize_t n = read (r->fd, buf, sizeof buf);
+      int e = errno;
       if (n > 0)
         {
           kmsg_reader_feed (r, buf, (size_t) n, ev);
           continue;
         }
-      if (n < 0 && errno == EINTR)
+      if (n < 0 && e == EINTR)
         continue;
-      if (n < 0 && errno == EPIPE)
-        {
-          /* Overwritten before they were read: the next read gives the
-           * oldest record left.  A summary or group cut from its victims
-           * cannot be trusted across the gap. */
-          ev->lost = true;
-          flush_pending (r, ev);
-          end_group (r);
-          continue;
-        }
-      if (n < 0 && errno == EINVAL)
-        {
-          /* A record larger than the buffer: read(2) would return it
-           * again forever, and /dev/kmsg seeks only to its ends. */
-          ev->lost = true;
-          flush_pending (r, ev);
-          end_group (r);
-          if (lseek (r->fd, 0, SEEK_END) < 0)
-            break;
-          continue;
-        }
-      break; /* EAGAIN: nothing more now; anything else: give up for now */
+      if (n == 0 || (e != EPIPE && e != EINVAL))
+        break; /* EAGAIN: nothing more now; anything else: give up for now */
+      /* EPIPE: overwritten before they were read, the next read gives the
+       * oldest record left.  EINVAL: a record larger than the buffer,
+       * read(2) would return it again forever and /dev/kmsg seeks only to
+       * its ends.  A summary or group cut from its victims cannot be
+       * trusted across the gap. */
+      ev->lost = true;
+      flush_pending (r, ev);
+      end_group (r);
+      if (e == EINVAL && lseek (r->fd, 0, SEEK_END) < 0)
+        break;
     }
 }
 
@@ -729,11 +686,9 @@ get_bool (yajl_val o, const char *where, const char *key, bool *out, shim_error_
 {
   yajl_val v = json_field (o, key);
 
-  if (v == NULL)
-    return 0;
-  if (!YAJL_IS_TRUE (v) && !YAJL_IS_FALSE (v))
+  if (v != NULL && !YAJL_IS_TRUE (v) && !YAJL_IS_FALSE (v))
     return shim_error_plain (err, EINVAL, "%s.%s: not a boolean", where, key);
-  *out = YAJL_IS_TRUE (v);
+  *out = v != NULL && YAJL_IS_TRUE (v);
   return 0;
 }
 
@@ -743,12 +698,11 @@ get_int (yajl_val o, const char *where, const char *key, long long min, long lon
 {
   yajl_val v = json_field (o, key);
 
-  if (v == NULL)
-    return 0;
-  if (!YAJL_IS_INTEGER (v) || YAJL_GET_INTEGER (v) < min || YAJL_GET_INTEGER (v) > max)
+  if (v != NULL
+      && (!YAJL_IS_INTEGER (v) || YAJL_GET_INTEGER (v) < min || YAJL_GET_INTEGER (v) > max))
     return shim_error_plain (err, EINVAL, "%s.%s: not an integer from %lld to %lld", where, key,
                              min, max);
-  *out = YAJL_GET_INTEGER (v);
+  *out = v != NULL ? YAJL_GET_INTEGER (v) : 0;
   return 0;
 }
 
@@ -756,14 +710,11 @@ static int
 get_str (yajl_val o, const char *where, const char *key, char *out, size_t size, shim_error_t *err)
 {
   yajl_val v = json_field (o, key);
-  struct kmsg_span s;
+  struct kmsg_span s = { v && YAJL_IS_STRING (v) ? v->u.string : "", 0 };
 
-  if (v == NULL)
-    return 0;
-  if (!YAJL_IS_STRING (v))
+  if (v != NULL && !YAJL_IS_STRING (v))
     return shim_error_plain (err, EINVAL, "%s.%s: not a string", where, key);
-  s.p = v->u.string;
-  s.n = strlen (v->u.string);
+  s.n = strlen (s.p);
   if (!kmsg_unescape (s, out, size))
     return shim_error_plain (err, EINVAL, "%s.%s: longer than %zu bytes or badly escaped", where,
                              key, size - 1);

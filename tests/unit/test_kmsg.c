@@ -224,7 +224,8 @@ test_reader_fixtures (void)
 {
   feed_file ("memcg-v1-6.18.kmsg", "/shim-kmsg-fixture");
   is_int (ev.n, 1, "6.18 capture: one kill");
-  ok (ev.kills[0].have_summary && ev.kills[0].have_victim, "6.18 capture: summary and victim joined");
+  ok (ev.kills[0].have_summary && ev.kills[0].have_victim,
+      "6.18 capture: summary and victim joined");
   is_str (ev.kills[0].task_memcg, "/shim-kmsg-fixture/box", "6.18 capture: task_memcg");
   is_int (ev.kills[0].anon_rss_kb, 32640, "6.18 capture: anon-rss from the victim record");
   is_int (ev.kills[0].seq, 691, "6.18 capture: the summary's seq");
@@ -346,7 +347,8 @@ test_json (void)
   json = gen_json (&ev);
   ok (json != NULL, "evidence to JSON");
   has_str (json, "\"access\":\"read\"", "JSON: access");
-  has_str (json, "\"comm\":\"\\\\x1b\\\\xff\\\\x5cx\"", "JSON: the comm escaped as the kernel does");
+  has_str (json, "\"comm\":\"\\\\x1b\\\\xff\\\\x5cx\"",
+           "JSON: the comm escaped as the kernel does");
   e1 = from_text (json, &back);
   is_str (e1, "", "JSON back");
   ok (memcmp (&back, &ev, sizeof back) == 0, "JSON round trip is exact");
@@ -365,7 +367,8 @@ static void
 test_path_within (void)
 {
   ok (kmsg_path_within ("/a", "/a") && kmsg_path_within ("/a/b", "/a"), "/a holds /a and /a/b");
-  ok (!kmsg_path_within ("/ab", "/a") && !kmsg_path_within ("/", "/a"), "/a holds neither /ab nor /");
+  ok (!kmsg_path_within ("/ab", "/a") && !kmsg_path_within ("/", "/a"),
+      "/a holds neither /ab nor /");
   ok (kmsg_path_within ("/x", "/"), "/ holds everything");
 }
 
