@@ -166,7 +166,7 @@ kmsg_unescape (struct kmsg_span s, char *out, size_t size)
         return false;
       out[o++] = (char) c;
     }
-  out[o] = '\0';
+  memset (out + o, 0, size - o); /* what a failed try left behind too */
   return true;
 }
 
