@@ -425,6 +425,7 @@ end_group (struct kmsg_reader *r)
 {
   r->in_group = false;
   r->last_pid = 0;
+  r->last_oom_memcg[0] = '\0';
 }
 
 /* A victim record with no summary before it. */
@@ -450,6 +451,8 @@ victim_alone (struct kmsg_reader *r, struct kmsg_oom_kill *k, uint64_t ts,
       return;
     }
   end_group (r);
+  /* A group record may follow: its repeat of this kill is no member. */
+  r->last_pid = k->pid;
   /* Its summary was rate-limited away: whose it was is unknown. */
   ev->unattributed++;
 }
@@ -459,7 +462,6 @@ kmsg_reader_feed (struct kmsg_reader *r, const char *rec, size_t len, struct kms
 {
   struct kmsg_oom_kill k;
   uint64_t ts;
-  size_t i;
 
   switch (kmsg_parse (rec, len, &k, &ts))
     {
@@ -471,8 +473,8 @@ kmsg_reader_feed (struct kmsg_reader *r, const char *rec, size_t len, struct kms
       r->pending = k;
       r->have_pending = true;
       return;
-    case KMSG_K_BAD_SUMMARY:
-      /* Its victim record then comes alone and counts as unattributed. */
+    case KMSG_K_BAD_SUMMARY: /* its victim record then comes alone: unattributed */
+    case KMSG_K_BAD_GROUP:   /* its members then come alone: unattributed */
       flush_pending (r, ev);
       end_group (r);
       return;
@@ -512,21 +514,12 @@ kmsg_reader_feed (struct kmsg_reader *r, const char *rec, size_t len, struct kms
       r->group_pid = r->last_pid;
       r->group_ts_usec = ts;
       memcpy (r->group, k.oom_group, sizeof r->group);
-      snprintf (r->group_oom_memcg, sizeof r->group_oom_memcg, "%s",
-                r->last_pid ? r->last_oom_memcg : "");
+      memcpy (r->group_oom_memcg, r->last_oom_memcg, sizeof r->group_oom_memcg);
       r->last_pid = 0;
-      /* The kill that set it off: it was kept just before. */
-      for (i = ev->n; i-- > 0;)
-        if (ev->kills[i].pid == r->group_pid && !ev->kills[i].group_member)
-          {
-            memcpy (ev->kills[i].oom_group, r->group, sizeof r->group);
-            break;
-          }
-      return;
-    case KMSG_K_BAD_GROUP:
-      /* Its members then come alone and count as unattributed. */
-      flush_pending (r, ev);
-      end_group (r);
+      r->last_oom_memcg[0] = '\0';
+      /* The kill that set it off, when kept, is the last one. */
+      if (ev->n > 0 && r->group_pid && ev->kills[ev->n - 1].pid == r->group_pid)
+        memcpy (ev->kills[ev->n - 1].oom_group, r->group, sizeof r->group);
       return;
     }
 }

@@ -268,6 +268,10 @@ test_reader_fixtures (void)
       (int) ev.unattributed);
   feed_file ("group-kill.kmsg", "/other");
   ok (ev.n == 0 && ev.unattributed == 0, "group kill elsewhere: nothing");
+  feed_file ("group-ratelimited.kmsg", "/shim/c1");
+  ok (ev.n == 2 && ev.kills[0].pid == 5100 && ev.kills[1].pid == 5130,
+      "group kill without its summary: its repeat is no member (n %zu)", ev.n);
+  is_int (ev.unattributed, 2, "  the kill, and a victim 2 s after the group's last member");
 }
 
 static void
