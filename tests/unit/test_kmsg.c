@@ -108,6 +108,19 @@ test_parse_real (void)
 }
 
 static void
+summary_is (const char *rec, const char *desc, const char *oom, const char *task,
+            const char *comm, int64_t pid)
+{
+  struct kmsg_oom_kill k;
+
+  ok (parse (rec, &k) == 1, "summary: %s", desc);
+  is_str (k.oom_memcg, oom, "  %s: oom_memcg", desc);
+  is_str (k.task_memcg, task, "  %s: task_memcg", desc);
+  is_str (k.comm, comm, "  %s: comm", desc);
+  is_int (k.pid, pid, "  %s: pid", desc);
+}
+
+static void
 test_parse_names (void)
 {
   struct kmsg_oom_kill k;
@@ -121,41 +134,29 @@ test_parse_names (void)
   is_int (k.total_vm_kb, 9, "victim: the kernel's numbers after it");
   is_int (k.uid, 1000, "victim: UID");
   /* A comm with ",task=" and ",pid=": pid and uid from the right. */
-  ok (parse ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
-             "oom_memcg=/c,task_memcg=/c/x,task=a,task=b,pid=1,pid=42,uid=7\n",
-             &k) == 1,
-      "summary: comm holding ',task=' and ',pid='");
-  is_str (k.task_memcg, "/c/x", "summary: the path is not cut into by the comm");
-  is_str (k.comm, "a,task=b,pid=1", "summary: the comm");
-  is_int (k.pid, 42, "summary: pid from the right");
+  summary_is ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,"
+              "mems_allowed=0,oom_memcg=/c,task_memcg=/c/x,task=a,task=b,pid=1,pid=42,uid=7\n",
+              "comm holding ',task=' and ',pid='", "/c", "/c/x", "a,task=b,pid=1", 42);
   /* A workload's sub-cgroup named "x,task_memcg=": the split that keeps the
    * task's cgroup within the OOMing one. */
-  ok (parse ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
-             "oom_memcg=/c/x,task_memcg=/b,task_memcg=/c/x,task_memcg=/b/d,task=t,pid=3,uid=0\n",
-             &k) == 1,
-      "summary: a path holding ',task_memcg=/'");
-  is_str (k.oom_memcg, "/c/x,task_memcg=/b", "summary: oom_memcg split where task_memcg is within");
-  is_str (k.task_memcg, "/c/x,task_memcg=/b/d", "summary: task_memcg");
+  summary_is ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,"
+              "mems_allowed=0,oom_memcg=/c/x,task_memcg=/b,task_memcg=/c/x,task_memcg=/b/d,"
+              "task=t,pid=3,uid=0\n",
+              "a path holding ',task_memcg=/'", "/c/x,task_memcg=/b", "/c/x,task_memcg=/b/d", "t",
+              3);
   /* A cpuset name holding ",oom_memcg=" cannot hold a '/'. */
-  ok (parse ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=0-1,3,cpuset=e,oom_memcg=,"
-             "mems_allowed=0-1,oom_memcg=/c,task_memcg=/c,task=t,pid=3,uid=0\n",
-             &k) == 1,
-      "summary: a cpuset name holding ',oom_memcg='");
-  is_str (k.oom_memcg, "/c", "summary: oom_memcg after the cpuset name");
+  summary_is ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=0-1,3,cpuset=e,oom_memcg=,"
+              "mems_allowed=0-1,oom_memcg=/c,task_memcg=/c,task=t,pid=3,uid=0\n",
+              "a cpuset name holding ',oom_memcg='", "/c", "/c", "t", 3);
   /* Escaped bytes (msg_add_ext_text) are undone. */
-  ok (parse ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
-             "oom_memcg=/c,task_memcg=/c/caf\\xc3\\xa9\\x5c,task=\\x1b[31m,pid=3,uid=0\n",
-             &k) == 1,
-      "summary: escaped bytes");
-  is_str (k.task_memcg, "/c/caf\xc3\xa9\\", "summary: path unescaped");
-  is_str (k.comm, "\x1b[31m", "summary: comm unescaped");
-  /* Without CONFIG_MEMCG and CONFIG_CPUSETS. */
-  ok (parse ("6,9,9,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),task=kworker/0:1,pid=5,"
-             "uid=0\n",
-             &k) == 1,
-      "summary without memcg or cpuset");
-  ok (k.oom_memcg[0] == '\0' && k.task_memcg[0] == '\0', "  no paths");
-  is_str (k.comm, "kworker/0:1", "  the comm");
+  summary_is ("6,9,9,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,"
+              "mems_allowed=0,oom_memcg=/c,task_memcg=/c/caf\\xc3\\xa9\\x5c,task=\\x1b[31m,"
+              "pid=3,uid=0\n",
+              "escaped bytes", "/c", "/c/caf\xc3\xa9\\", "\x1b[31m", 3);
+  /* Without CONFIG_MEMCG and CONFIG_CPUSETS: no path to match. */
+  summary_is ("6,9,9,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),task=kworker/0:1,"
+              "pid=5,uid=0\n",
+              "without memcg or cpuset", "", "", "kworker/0:1", 5);
 }
 
 static void
