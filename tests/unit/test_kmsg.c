@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -391,6 +392,39 @@ test_open_errors (void)
   ok (ev.access == KMSG_DENIED && ev.error == ENAMETOOLONG, "a cgroup too long: denied");
 }
 
+/* Without CAP_SYSLOG under dmesg_restrict the log cannot be read: the
+ * reader says so (EPERM) instead of failing. */
+static void
+test_denied (void)
+{
+  cleanup_free char *restrict_ = NULL;
+  cleanup_error shim_error_t err = NULL;
+  int status = -1;
+  pid_t pid;
+
+  if (geteuid () != 0
+      || util_read_file_at (AT_FDCWD, "/proc/sys/kernel/dmesg_restrict", &restrict_, NULL, &err) < 0
+      || restrict_[0] != '1')
+    {
+      ok (1, "# SKIP denied: needs root and kernel.dmesg_restrict=1");
+      return;
+    }
+  pid = fork ();
+  if (pid == 0)
+    {
+      cap_value_t drop[] = { CAP_SYSLOG, CAP_SYS_ADMIN };
+      cap_t c = cap_get_proc ();
+      if (c == NULL || cap_set_flag (c, CAP_EFFECTIVE, 2, drop, CAP_CLEAR) < 0
+          || cap_set_proc (c) < 0)
+        _exit (2);
+      kmsg_reader_open (&rd, "/shim/c1", &ev);
+      _exit (ev.access == KMSG_DENIED && ev.error == EPERM && rd.fd == -1 ? 0 : 1);
+    }
+  waitpid (pid, &status, 0);
+  ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "without CAP_SYSLOG: access denied, EPERM (status %d)", status);
+}
+
 /* Write to /dev/kmsg what the kernel writes, as a process can: it gets a
  * user facility and must be ignored. */
 static void
@@ -538,6 +572,7 @@ main (void)
   test_json ();
   test_path_within ();
   test_open_errors ();
+  test_denied ();
   test_real_forged ();
   test_real_oom ();
   return done_testing ();
