@@ -38,7 +38,9 @@ struct kmsg_oom_kill
   uint64_t seq;    /* the summary's sequence number (the victim's without one) */
   bool memcg;      /* constraint=CONSTRAINT_MEMCG: a cgroup's limit ran out */
   bool have_summary; /* the oom-kill: record was seen (it is rate-limited) */
-  bool have_victim;  /* the Killed process record was seen */
+  bool have_victim;  /* the Killed process record was seen (without it the
+                      * summary proves no kill: the kernel skips a victim
+                      * that is already exiting) */
   char oom_memcg[KMSG_PATH_MAX];  /* "" when absent (host-wide OOM) */
   char task_memcg[KMSG_PATH_MAX];
   char comm[KMSG_COMM_MAX];
