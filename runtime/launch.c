@@ -251,8 +251,9 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
    * and createContainer hooks, may already use memory (issue 11). */
   if (o->detach && l->cg.dirfd >= 0)
     {
-      size_t levels = l->st.cgroup_created_depth ? l->st.cgroup_created_depth : 1;
-      if (watcher_arm (&l->watcher, l->cg.dirfd, (unsigned) levels, l->cg.path, err) < 0)
+      /* The parent: its last read comes when the container's cgroup has
+       * emptied, before anything of ours is removed. */
+      if (watcher_arm (&l->watcher, l->cg.dirfd, 1, l->cg.path, err) < 0)
         return shim_error_prefix (err, "arm the watcher");
       l->watcher_armed = true;
     }
