@@ -159,6 +159,46 @@ test_spawn_failure (void)
   fake_remove (&f);
 }
 
+/* A group OOM kill counted after arming: the record shows it and podman's
+ * marker is created in the bundle; a marker that could not be created is
+ * not "done", and the record still tells the kill. */
+static void
+test_spawn_marks_oom (void)
+{
+  static const char killed[] = "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\noom_group_kill 1\n";
+  cleanup_error shim_error_t err = NULL;
+  cleanup_close int bundle = -1;
+  struct watcher_record r;
+  struct verdict_sources src;
+  struct verdict v;
+  struct fake f;
+  struct watcher w;
+  struct watcher_policy p = { .id = "w3", .memory_limit_enforced = true, .name = "record.json",
+                              .stop_fd = -1, .init_pidfd = -1 };
+
+  fake_make (&f);
+  bundle = openat (f.parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  p.dirfd = f.store;
+  p.lock_fd = f.lock;
+  p.bundle_fd = bundle;
+  ok (watcher_arm (&w, f.ctr, 1, NULL, &err) == 0, "armed");
+  put (f.ctr, "memory.events.local", killed);
+  put (f.ctr, "memory.events", killed);
+  ok (watcher_spawn (&w, &p, &err) == 0, "spawned");
+  close (f.lock);
+  f.lock = -1;
+  ok (lock_released (f.store), "the watcher ended");
+  ok (faccessat (bundle, "oom", F_OK, 0) == 0, "podman's marker was created");
+  ok (watcher_record_read (f.store, "record.json", &r, &err) == 0, "the record reads");
+  verdict_input_init (&src, "w3", true);
+  is_int (verdict_input_record (&src, &r, NULL), VERDICT_RECORD_COMPLETE, "the record is complete");
+  verdict_input_compute (&src, &v);
+  is_int (v.oom_killed, VERDICT_TRUE, "and tells the OOM kill");
+  ok (v.memory_limit_enforced, "memory_limit_enforced as the caller said");
+  unlinkat (bundle, "oom", 0);
+  fake_remove (&f);
+}
+
 static struct cg_snapshot
 snap (uint64_t oom_kill, bool populated)
 {
@@ -221,6 +261,7 @@ main (void)
 {
   test_spawn_ends_with_ancestor ();
   test_spawn_failure ();
+  test_spawn_marks_oom ();
   test_input ();
   return done_testing ();
 }
