@@ -35,6 +35,9 @@ baseline_populated() {
 	assert_eq "$(shim state "$ID" | jq -r .status)" created
 	assert_eq "$(baseline_populated)" false "baseline taken while the cgroup was still empty"
 	shim delete --force "$ID"
+	# The watcher ends on the state's removal, a moment after delete returns.
+	# shellcheck disable=SC2046
+	wait_gone $(tagged_pids)
 }
 
 @test "run --detach: the watcher's baseline is taken before init exists" {
@@ -43,6 +46,9 @@ baseline_populated() {
 	assert_eq "$(shim state "$ID" | jq -r .status)" running
 	assert_eq "$(baseline_populated)" false "baseline taken while the cgroup was still empty"
 	shim delete --force "$ID"
+	# The watcher ends on the state's removal, a moment after delete returns.
+	# shellcheck disable=SC2046
+	wait_gone $(tagged_pids)
 }
 
 @test "create fails, and leaves nothing, when the watcher cannot be started" {
