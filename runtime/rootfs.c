@@ -145,6 +145,17 @@ do_mount (const char *src, int target_fd, const char *dest, const char *type, un
   return 0;
 }
 
+/* The recursive options (rro, ...) on the mount at FD and every mount
+ * under it. */
+static int
+set_attr_tree (int fd, const char *dest, unsigned long long set, unsigned long long clr, shim_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
+  if (mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof (attr)) < 0)
+    return shim_error_errno (err, "set the recursive options of `%s`", dest);
+  return 0;
+}
+
 /* Bind mounts ignore most flags on the first call: they take effect on a
  * remount of the new mount (mount(2), "Creating a bind mount"). */
 static const unsigned long REMOUNT_FLAGS =
@@ -223,6 +234,12 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
           && do_mount (NULL, target, m->destination, NULL, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS),
                        NULL, err) < 0)
         return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
+      /* The remount above reaches only the top of an rbind: the mounts
+       * under it would stay writable, so `rbind,ro` is applied to the
+       * whole tree (as rro would be). */
+      if ((m->flags & MS_REC) && (m->flags & MS_RDONLY)
+          && set_attr_tree (target, m->destination, MOUNT_ATTR_RDONLY, 0, err) < 0)
+        return shim_error_prefix (err, "mounts[%zu]", i);
     }
   else
     {
@@ -267,6 +284,9 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
                                      m->destination, type);
         }
     }
+  if ((m->rec_attr_set || m->rec_attr_clr)
+      && set_attr_tree (target, m->destination, m->rec_attr_set, m->rec_attr_clr, err) < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
   if (m->propagation && do_mount (NULL, target, m->destination, NULL, m->propagation, NULL, err) < 0)
     return shim_error_prefix (err, "mounts[%zu]: set propagation", i);
   return 0;
