@@ -173,6 +173,11 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
       if (start_json[0])
         state_json = start_json;
     }
+  /* The startContainer hooks run as the process will: its capabilities
+   * and its seccomp filter in force (runc does the same), so a hook
+   * cannot do what the filter forbids the container. */
+  if (process_exec_prepare (cfg, &sec, err) < 0)
+    return -1;
   if (oci_hooks_run (cfg, HOOK_START_CONTAINER, state_json, err) < 0)
     return -1;
 

@@ -199,15 +199,17 @@ process_setup_terminal (const struct shim_process *p, int console_fd, int sync_f
   return 0;
 }
 
-/* The exec itself.  Only stdio and, for socket activation, LISTEN_FDS
- * reach the process.  CFG->process is the process to run. */
+/* Only stdio and, for socket activation, LISTEN_FDS reach the process;
+ * then the capabilities and the seccomp filter. */
 int
-process_exec (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err)
+process_exec_prepare (const struct shim_config *cfg, struct security_state *sec, shim_error_t *err)
 {
   const struct shim_process *p = &cfg->process;
   unsigned int keep = 0;
   const char *listen = env_get (p->env, "LISTEN_FDS");
 
+  if (sec->applied)
+    return 0;
   if (listen)
     {
       uint64_t n;
@@ -216,8 +218,18 @@ process_exec (const struct shim_config *cfg, struct security_state *sec, const c
     }
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
-  /* Capabilities, then the seccomp filter: nothing after it but the exec. */
-  if (security_apply (cfg, sec, err) < 0)
+  return security_apply (cfg, sec, err);
+}
+
+/* The exec itself.  CFG->process is the process to run. */
+int
+process_exec (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err)
+{
+  const struct shim_process *p = &cfg->process;
+
+  /* Capabilities, then the seccomp filter: nothing after it but the exec
+   * (and, for init, the startContainer hooks). */
+  if (process_exec_prepare (cfg, sec, err) < 0)
     return -1;
   execve (exe, p->args, p->env ? p->env : (char *[]){ NULL });
   return shim_error_errno (err, "process.args[0] \"%s\": exec", p->args[0]);
