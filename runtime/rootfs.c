@@ -13,6 +13,7 @@
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -446,9 +447,80 @@ create_config_devices (int rootfd, const struct shim_config *cfg, shim_error_t *
   return 0;
 }
 
+/* mountinfo's escapes (\040 for a space, ...) undone in place. */
+static void
+unescape_octal (char *s)
+{
+  char *w = s;
+  for (; *s; s++)
+    if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7')
+      {
+        *w++ = (char) (((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+        s += 3;
+      }
+    else
+      *w++ = *s;
+  *w = '\0';
+}
+
+static bool
+under (const char *path, const char *dir)
+{
+  size_t n = strlen (dir);
+  return strncmp (path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/* chroot leaves the old root in the mount namespace, and with it the
+ * host's /proc and /sys, unmasked: the kernel lets anyone who makes a user
+ * namespace mount a fresh procfs (or sysfs) when one is fully visible in
+ * the mount namespace, and that one would be.  So every whole proc or
+ * sysfs outside ROOT is detached first, or covered where that is refused
+ * (runc's msMoveRoot).  Our mounts are private: nothing reaches the host. */
+static int
+hide_host_procfs (const char *root, shim_error_t *err)
+{
+  cleanup_free char *real = realpath (root, NULL);
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+  FILE *f;
+  int ret = 0;
+
+  if (real == NULL)
+    return shim_error_errno (err, "--no-pivot: resolve `%s`", root);
+  f = fopen ("/proc/self/mountinfo", "re");
+  if (f == NULL)
+    return shim_error_errno (err, "--no-pivot: open /proc/self/mountinfo");
+  while (ret == 0 && getline (&line, &cap, f) > 0)
+    {
+      char mroot[4096], mp[4096], fstype[64];
+      const char *sep = strstr (line, " - ");
+      if (sep == NULL || sscanf (line, "%*s %*s %*s %4095s %4095s", mroot, mp) != 2
+          || sscanf (sep + 3, "%63s", fstype) != 1)
+        continue;
+      unescape_octal (mroot);
+      unescape_octal (mp);
+      if (strcmp (mroot, "/") != 0 || (strcmp (fstype, "proc") != 0 && strcmp (fstype, "sysfs") != 0)
+          || under (mp, real))
+        continue;
+      if (umount2 (mp, MNT_DETACH) == 0 || errno == ENOENT)
+        continue;
+      /* A parent already detached took it along (EINVAL: no longer a
+       * mount point), or it is locked (EPERM): cover what is left. */
+      if (errno != EINVAL && errno != EPERM)
+        ret = shim_error_errno (err, "--no-pivot: detach the host's `%s`", mp);
+      else if (mount ("tmpfs", mp, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") < 0
+               && errno != ENOENT)
+        ret = shim_error_errno (err, "--no-pivot: cover the host's `%s`", mp);
+    }
+  fclose (f);
+  return ret;
+}
+
 static int
 enter_root (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err)
 {
+  if (opts->no_pivot && hide_host_procfs (cfg->root_path, err) < 0)
+    return -1;
   if (chdir (cfg->root_path) < 0)
     return shim_error_errno (err, "chdir `%s`", cfg->root_path);
   if (opts->no_pivot)
