@@ -186,6 +186,12 @@ bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t 
   return 0;
 }
 
+static bool
+dev_readonly (const struct shim_mount *m)
+{
+  return !m->is_bind && (m->flags & MS_RDONLY) && strcmp (m->destination, "/dev") == 0;
+}
+
 static int
 mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *err)
 {
@@ -245,8 +251,13 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
   else
     {
       const char *source = m->source ? m->source : type;
+      unsigned long flags = m->flags & ~(MS_BIND | MS_REC);
       shim_error_t tmp = NULL;
-      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, &tmp) < 0)
+      /* A read-only /dev is made so at the end (rootfs_finalize): the
+       * mounts and the nodes that go in it first need it writable. */
+      if (dev_readonly (m))
+        flags &= ~MS_RDONLY;
+      if (do_mount (source, target, m->destination, type, flags, m->data, &tmp) < 0)
         {
           int e = tmp->status;
           /* A fresh sysfs needs a network namespace of the user namespace
@@ -672,10 +683,34 @@ write_sysctl (const char *key, const char *value, shim_error_t *err)
   return 0;
 }
 
+/* The /dev mount itself read-only, now that its nodes and mount points
+ * are made; the mounts under it keep their own options. */
+static int
+finalize_dev (const struct shim_config *cfg, shim_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+  cleanup_close int fd = -1;
+  size_t i;
+
+  for (i = 0; i < cfg->n_mounts && !dev_readonly (&cfg->mounts[i]); i++)
+    ;
+  if (i == cfg->n_mounts)
+    return 0;
+  fd = open_new_root_path ("/dev", err);
+  if (fd < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
+  if (mount_setattr (fd, "", AT_EMPTY_PATH, &attr, sizeof (attr)) < 0)
+    return shim_error_errno (err, "mounts[%zu]: make `/dev` read-only", i);
+  return 0;
+}
+
 int
 rootfs_finalize (const struct shim_config *cfg, shim_error_t *err)
 {
   size_t i;
+
+  if (finalize_dev (cfg, err) < 0)
+    return -1;
 
   /* sysctls first: readonlyPaths usually covers /proc/sys. */
   for (i = 0; i < cfg->n_sysctl; i++)
