@@ -440,7 +440,14 @@ create_config_devices (int rootfd, const struct shim_config *cfg, shim_error_t *
       mode_t mode = d->has_file_mode ? d->file_mode : 0666;
       cleanup_close int fd = -1;
       bool bound;
-      int r = make_node (rootfd, d->path, type, makedev (d->major, d->minor), mode, &bound, err);
+      int r;
+
+      /* /dev/ptmx stays the link to the container's own devpts (runc
+       * makes it so whatever the config lists): a node 5:2 there would be
+       * redundant at best. */
+      if (strcmp (d->path, "/dev/ptmx") == 0)
+        continue;
+      r = make_node (rootfd, d->path, type, makedev (d->major, d->minor), mode, &bound, err);
       if (r < 0)
         return shim_error_prefix (err, "linux.devices[%zu]", i);
       if (r > 0)
