@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <pty.h>
 #include <sched.h>
@@ -37,6 +38,29 @@ env_get (char *const *env, const char *name)
   return NULL;
 }
 
+/* Whether execve of PATH can work for the process P will be.  access(2)
+ * asks with the real uid and, for one that is not root, no capability at
+ * all; and the capabilities are only applied right before the exec.  So:
+ * a regular file with some x bit, which CAP_DAC_OVERRIDE in the process's
+ * effective set is enough for (as for execve), else the effective ids'
+ * permission.  Fails with errno set. */
+static int
+can_exec (const char *path, const struct shim_process *p)
+{
+  struct stat st;
+
+  if (stat (path, &st) < 0)
+    return -1;
+  if (!S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
+    {
+      errno = EACCES;
+      return -1;
+    }
+  if (p->caps.effective & (UINT64_C (1) << CAP_DAC_OVERRIDE))
+    return 0;
+  return faccessat (AT_FDCWD, path, X_OK, AT_EACCESS);
+}
+
 /* The program's path, searched in $PATH of the container's environment (not
  * ours, which execvpe would use), before the wait for `start`: a missing
  * program fails create, as in runc, not start. */
@@ -50,7 +74,7 @@ process_find_executable (const struct shim_process *p, char **out, shim_error_t 
 
   if (strchr (file, '/'))
     {
-      if (access (file, X_OK) < 0)
+      if (can_exec (file, p) < 0)
         saved = errno;
       else if ((*out = strdup (file)) == NULL)
         return shim_error_errno (err, "process.args[0]");
@@ -64,13 +88,12 @@ process_find_executable (const struct shim_process *p, char **out, shim_error_t 
         path = DEFAULT_PATH;
       for (dir = path;; dir += dlen + 1)
         {
-          struct stat st;
           char *buf = NULL;
           dlen = strcspn (dir, ":");
           /* An empty entry is the working directory, as for execvp. */
           if (asprintf (&buf, "%.*s/%s", dlen ? (int) dlen : 1, dlen ? dir : ".", file) < 0)
             return shim_error_errno (err, "process.args[0]");
-          if (stat (buf, &st) == 0 && S_ISREG (st.st_mode) && access (buf, X_OK) == 0)
+          if (can_exec (buf, p) == 0)
             {
               *out = buf;
               return 0;
