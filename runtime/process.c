@@ -200,6 +200,12 @@ process_setup_terminal (const struct shim_process *p, int console_fd, int sync_f
   slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (slave < 0)
     return shim_error_errno (err, "process.terminal: open `%s`", name);
+  /* The terminal is the process's: owned by its user, so that it can use
+   * it as its own (mesg, a tty check), the group left as devpts made it
+   * (gid=5, tty), as runc does.  An id the user namespace does not map
+   * (EINVAL) leaves it as it is, as in runc. */
+  if (p->uid != 0 && fchown (slave, p->uid, (gid_t) -1) < 0 && errno != EINVAL)
+    return shim_error_errno (err, "process.terminal: chown `%s` to %u", name, (unsigned) p->uid);
   if (p->console_width || p->console_height)
     {
       struct winsize ws = { .ws_row = p->console_height, .ws_col = p->console_width };
