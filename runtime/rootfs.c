@@ -22,6 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "common/util.h"
 
 static int
@@ -163,17 +164,18 @@ static const unsigned long REMOUNT_FLAGS =
     MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME
     | MS_STRICTATIME;
 
-/* The sysfs fallback: the host's /sys bound recursively on TARGET (an fd
- * this takes over), M's ro/nosuid/nodev/noexec set on the whole tree: a
- * bind remount would make only the top read-only and leave the host's
- * /sys/fs/cgroup/... under it writable (seen in mountinfo). */
+/* The sysfs and cgroup2 fallback: the host's HOST (/sys, the cgroup2
+ * mount) bound recursively on TARGET (an fd this takes over), M's
+ * ro/nosuid/nodev/noexec set on the whole tree: a bind remount would make
+ * only the top read-only and leave the host's /sys/fs/cgroup/... under it
+ * writable (seen in mountinfo). */
 static int
-bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t *err)
+bind_host_fs (int rootfd, int target, const struct shim_mount *m, const char *host, shim_error_t *err)
 {
   cleanup_close int fd = target;
   struct mount_attr attr = { 0 };
 
-  if (do_mount ("/sys", fd, m->destination, NULL, MS_BIND | MS_REC, NULL, err) < 0)
+  if (do_mount (host, fd, m->destination, NULL, MS_BIND | MS_REC, NULL, err) < 0)
     return -1;
   close (fd);
   fd = openat2_in_root (rootfd, m->destination, O_PATH, err);
@@ -182,7 +184,7 @@ bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t 
   attr.attr_set = (m->flags & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (m->flags & MS_NOSUID ? MOUNT_ATTR_NOSUID : 0)
                   | (m->flags & MS_NODEV ? MOUNT_ATTR_NODEV : 0) | (m->flags & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
   if (attr.attr_set && mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof (attr)) < 0)
-    return shim_error_errno (err, "set the options of `%s` on the host's /sys bound there", m->destination);
+    return shim_error_errno (err, "set the options of `%s` on the host's %s bound there", m->destination, host);
   return 0;
 }
 
@@ -193,7 +195,7 @@ dev_readonly (const struct shim_mount *m)
 }
 
 static int
-mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *err)
+mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_error_t *err)
 {
   const struct shim_mount *m = &cfg->mounts[i];
   cleanup_close int target = -1;
@@ -210,7 +212,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
         src = NULL;
       if (src == NULL)
         return shim_error_errno (err, "mounts[%zu]", i);
-      if (stat (src, &st) < 0)
+      if ((tree >= 0 ? fstat (tree, &st) : stat (src, &st)) < 0)
         return shim_error_errno (err, "mounts[%zu].source `%s`", i, m->source);
       is_file = !S_ISDIR (st.st_mode);
       type = NULL;
@@ -228,7 +230,12 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
 
   if (m->is_bind)
     {
-      if (do_mount (src, target, m->destination, NULL, MS_BIND | (m->flags & MS_REC), NULL, err) < 0)
+      /* The runtime's copy of the source (userns.c), where it sent one. */
+      if (tree >= 0
+          && move_mount (tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        return shim_error_errno (err, "mounts[%zu]: move the runtime's copy of `%s` on `%s`", i, m->source,
+                                 m->destination);
+      if (tree < 0 && do_mount (src, target, m->destination, NULL, MS_BIND | (m->flags & MS_REC), NULL, err) < 0)
         return shim_error_prefix (err, "mounts[%zu]", i);
       /* Reopen: the fd still names the covered directory, not the new
        * mount, and both the remount and a propagation change below must
@@ -264,10 +271,16 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
            * (the kernel answers EPERM without one; runc falls back on EPERM
            * and EBUSY): then the host's /sys, bound recursively, with the
            * mount's own flags on top. */
-          if (strcmp (type, "sysfs") == 0 && (e == EPERM || e == EBUSY))
+          const char *host = strcmp (type, "sysfs") == 0 ? "/sys" : NULL;
+          /* A fresh cgroup2 needs a cgroup namespace of the user
+           * namespace: without one, the host's hierarchy bound there
+           * (runc's fallback, on the same errors). */
+          if (strcmp (type, "cgroup2") == 0)
+            host = cgroup_mount_point ();
+          if (host && (e == EPERM || e == EBUSY))
             {
               shim_error_release (&tmp);
-              if (bind_host_sys (rootfd, steal_fd (&target), m, err) < 0)
+              if (bind_host_fs (rootfd, steal_fd (&target), m, host, err) < 0)
                 return shim_error_prefix (err, "mounts[%zu]", i);
               return 0;
             }
@@ -563,7 +576,7 @@ enter_root (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_
 }
 
 int
-rootfs_mount (const struct shim_config *cfg, shim_error_t *err)
+rootfs_mount (const struct shim_config *cfg, const int *mount_fds, shim_error_t *err)
 {
   cleanup_close int rootfd = -1;
   size_t i;
@@ -579,7 +592,7 @@ rootfs_mount (const struct shim_config *cfg, shim_error_t *err)
     return shim_error_errno (err, "open the rootfs `%s`", cfg->root_path);
 
   for (i = 0; i < cfg->n_mounts; i++)
-    if (mount_one (rootfd, cfg, i, err) < 0)
+    if (mount_one (rootfd, cfg, i, mount_fds ? mount_fds[i] : -1, err) < 0)
       return -1;
   /* Never mknod into the host's own /dev. */
   if (!mounts_host_dev (cfg) && (create_default_dev (rootfd, cfg, err) < 0 || create_config_devices (rootfd, cfg, err) < 0))
