@@ -6,11 +6,17 @@
 load helpers
 load security_helpers
 
-@test "access(F_OK) on an allowed device, and on runc's default ones, succeeds" {
+# kmsg_allowed ACCESS: deny all, then allow /dev/kmsg (c 1:11) for ACCESS;
+# the syscall helper in the container.
+kmsg_allowed() {
 	with_syscall_helper
-	cfg '.linux.devices = [{path: "/dev/kmsg", type: "c", major: 1, minor: 11}]
+	cfg --arg a "$1" '.linux.devices = [{path: "/dev/kmsg", type: "c", major: 1, minor: 11}]
 		| .linux.resources.devices = [{allow: false, access: "rwm"},
-			{allow: true, type: "c", major: 1, minor: 11, access: "rw"}]'
+			{allow: true, type: "c", major: 1, minor: 11, access: $a}]'
+}
+
+@test "access(F_OK) on an allowed device, and on runc's default ones, succeeds" {
+	kmsg_allowed rw
 	# access (21): F_OK (0), then W_OK (2), which the program answers as
 	# an open for writing would be.
 	sh_cmd '/tmp/share/syscall 21 /dev/kmsg 0; /tmp/share/syscall 21 /dev/null 0; /tmp/share/syscall 21 /dev/kmsg 2'
@@ -22,10 +28,7 @@ ok 0"
 }
 
 @test "access(W_OK) on a device allowed only for reading is still refused" {
-	with_syscall_helper
-	cfg '.linux.devices = [{path: "/dev/kmsg", type: "c", major: 1, minor: 11}]
-		| .linux.resources.devices = [{allow: false, access: "rwm"},
-			{allow: true, type: "c", major: 1, minor: 11, access: "r"}]'
+	kmsg_allowed r
 	sh_cmd '/tmp/share/syscall 21 /dev/kmsg 0; /tmp/share/syscall 21 /dev/kmsg 2'
 	run_shim
 	assert_status 0
