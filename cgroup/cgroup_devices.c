@@ -14,6 +14,8 @@
  *     whose rule must cover the whole request to match (there an open for
  *     read+write slips past a `deny ... w` to an earlier allow).
  *  3. Nothing decided: denied.  An empty list therefore allows only (1).
+ *  4. A request for no access bit (access(2) with F_OK) is allowed when
+ *     an allow rule matches the device, whatever its access.
  *
  * Type `a` matches both types; major or minor -1 (or left out) matches any.
  * The kernel asks with the type in the low 16 bits of access_type, the
@@ -87,6 +89,15 @@ emit_rule (struct prog *p, const struct cgroup_device_rule *r)
     rc |= emit (p, INSN (BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_4, 0, NEXT_BLOCK, (int32_t) (uint32_t) r->major));
   if (r->minor >= 0)
     rc |= emit (p, INSN (BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_5, 0, NEXT_BLOCK, (int32_t) (uint32_t) r->minor));
+  /* An access asking for no bit at all (access(2) with F_OK): allowed by
+   * any allow rule that matches the device, as the v1 controller's
+   * exceptions do; there is nothing for a deny rule to refuse. */
+  if (r->allow)
+    {
+      rc |= emit (p, INSN (BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_3, 0, 2, 0));
+      rc |= emit (p, INSN (BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1));
+      rc |= emit (p, INSN (BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+    }
   /* Does it decide any of the bits still open? */
   rc |= emit (p, INSN (BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_3, 0, 0));
   rc |= emit (p, INSN (BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, acc));
@@ -117,7 +128,7 @@ cgroup_devices_program (const struct cgroup_device_rule *rules, size_t n, struct
   int rc = 0;
   size_t i;
 
-  /* A block is at most 11 instructions; jumps reach 32767 ahead, and the
+  /* A block is at most 14 instructions; jumps reach 32767 ahead, and the
    * kernel takes a million instructions: 2000 rules are plenty. */
   if (n > 2000)
     return shim_error_plain (err, E2BIG, "linux.resources.devices: %zu rules, at most 2000", n);

@@ -288,6 +288,25 @@ delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
   return 0;
 }
 
+static int read_events (int ev, const char *path, struct cg_cgroup_events *e, shim_error_t *err);
+
+/* A frozen cgroup (its own cgroup.freeze, or a frozen parent's) would stop
+ * the container's init before it runs: refused, in runc's words. */
+static int
+refuse_frozen (int dirfd, const char *path, shim_error_t *err)
+{
+  cleanup_close int ev = openat (dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  struct cg_cgroup_events e;
+
+  if (ev < 0)
+    return shim_error_errno (err, "open `%s/cgroup.events`", path);
+  if (read_events (ev, path, &e, err) < 0)
+    return -1;
+  if ((e.have & CG_CEV_FROZEN) && e.frozen)
+    return shim_error_plain (err, EBUSY, "container's cgroup unexpectedly frozen (cgroup `%s`)", path);
+  return 0;
+}
+
 static int
 v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *out, shim_error_t *err)
 {
@@ -341,20 +360,23 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
           }
         else if (next == NULL)
           {
-            /* An existing leaf is adopted only when empty (an engine may
-             * have made it for us); never share a live one. */
+            /* An existing leaf (an engine may have made it for us) is
+             * adopted; one with processes in it too, as runc does, with
+             * runc's warning: what happens to those processes (an OOM
+             * kill, `kill --all`, `delete`) is then the container's. */
             cleanup_free char *procs = NULL;
             cleanup_close int leaf = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            size_t n = 0;
+            char *p;
             if (leaf < 0 || util_read_file_at (leaf, "cgroup.procs", &procs, NULL, err) < 0)
               {
                 ret = leaf < 0 ? shim_error_errno (err, "open cgroup `%s`", path) : -1;
                 break;
               }
-            if (procs[0] != '\0')
-              {
-                ret = shim_error_plain (err, EBUSY, "cgroup `%s` already has processes in it", path);
-                break;
-              }
+            for (p = procs; *p; p++)
+              n += *p == '\n' || (p[1] == '\0' && *p != '\n');
+            if (n > 0)
+              log_msg (LOG_WARNING, "container's cgroup is not empty: %zu process(es) found (cgroup `%s`)", n, path);
           }
         else
           created = 0; /* only a suffix of fresh directories is ours */
@@ -377,6 +399,8 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
   }
   out->path = steal_pointer (&path);
   out->created = created > 0;
+  if (ret == 0 && refuse_frozen (fd, out->path, err) < 0)
+    ret = -1;
   if (ret == 0 && read_controllers (fd, "cgroup.controllers", &have, err) < 0)
     ret = -1;
   if (ret == 0 && (required & ~have))

@@ -30,6 +30,9 @@ struct shim_mount
   unsigned long flags;       /* MS_* set by options, including MS_BIND/MS_REC */
   unsigned long propagation; /* MS_PRIVATE/MS_SHARED/... (| MS_REC), 0 for none */
   char *data;                /* comma-joined filesystem options, or NULL */
+  /* The recursive options (rro, rnosuid, ...): MOUNT_ATTR_* set and
+   * cleared on the whole tree with mount_setattr(AT_RECURSIVE). */
+  unsigned long long rec_attr_set, rec_attr_clr;
   bool is_bind;
 };
 

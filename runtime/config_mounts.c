@@ -33,6 +33,57 @@ static const struct
   { "suid", true, MS_NOSUID },        { "sync", false, MS_SYNCHRONOUS },
 };
 
+/* runc's recursive options, for mount_setattr(2) with AT_RECURSIVE: clear
+ * means the attribute is removed.  Any atime one replaces the whole atime
+ * setting (the kernel wants MOUNT_ATTR__ATIME cleared to change it). */
+static const struct
+{
+  const char *name;
+  bool clear;
+  unsigned long long attr;
+} rec_flags[] = {
+  { "rro", false, MOUNT_ATTR_RDONLY },           { "rrw", true, MOUNT_ATTR_RDONLY },
+  { "rnosuid", false, MOUNT_ATTR_NOSUID },       { "rsuid", true, MOUNT_ATTR_NOSUID },
+  { "rnodev", false, MOUNT_ATTR_NODEV },         { "rdev", true, MOUNT_ATTR_NODEV },
+  { "rnoexec", false, MOUNT_ATTR_NOEXEC },       { "rexec", true, MOUNT_ATTR_NOEXEC },
+  { "rnodiratime", false, MOUNT_ATTR_NODIRATIME }, { "rdiratime", true, MOUNT_ATTR_NODIRATIME },
+  { "rnoatime", false, MOUNT_ATTR_NOATIME },     { "ratime", true, MOUNT_ATTR_NOATIME },
+  { "rstrictatime", false, MOUNT_ATTR_STRICTATIME }, { "rnostrictatime", true, MOUNT_ATTR_STRICTATIME },
+  { "rrelatime", false, MOUNT_ATTR_RELATIME },   { "rnorelatime", true, MOUNT_ATTR_RELATIME },
+};
+
+static bool
+rec_option (const char *o, struct shim_mount *m)
+{
+  size_t j;
+  for (j = 0; j < sizeof (rec_flags) / sizeof (rec_flags[0]); j++)
+    if (strcmp (rec_flags[j].name, o) == 0)
+      {
+        unsigned long long a = rec_flags[j].attr;
+        bool atime = a == MOUNT_ATTR_NOATIME || a == MOUNT_ATTR_STRICTATIME || a == MOUNT_ATTR_RELATIME;
+        if (atime)
+          {
+            /* Clearing an atime mode leaves relatime, the kernel's default. */
+            m->rec_attr_set &= ~(unsigned long long) MOUNT_ATTR__ATIME;
+            m->rec_attr_clr |= MOUNT_ATTR__ATIME;
+            if (!rec_flags[j].clear)
+              m->rec_attr_set |= a;
+          }
+        else if (rec_flags[j].clear)
+          {
+            m->rec_attr_set &= ~a;
+            m->rec_attr_clr |= a;
+          }
+        else
+          {
+            m->rec_attr_set |= a;
+            m->rec_attr_clr &= ~a;
+          }
+        return true;
+      }
+  return false;
+}
+
 int
 config_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, const char *json_path,
                           shim_error_t *err)
@@ -56,7 +107,7 @@ config_mount_options_parse (char *const *opts, size_t n, struct shim_mount *m, c
             found = true;
             break;
           }
-      if (found)
+      if (found || rec_option (o, m))
         continue;
       if (config_propagation_lookup (o, &prop) == 0)
         {
@@ -146,6 +197,15 @@ config_parse_mounts (struct config_ctx *c, yajl_val v, const char *path, void *t
         return shim_error_plain (c->err, EINVAL, "%s: neither a `type` nor a bind option", ep);
       if (m->is_bind && m->source == NULL)
         return shim_error_plain (c->err, EINVAL, "%s.source: required for a bind mount", ep);
+      /* A bind mount takes no filesystem options: mount(2) would drop
+       * them without a word, and an option that does nothing (a
+       * misspelt `ro`, say) must not pass for one that does. */
+      if (m->is_bind && m->data)
+        {
+          cleanup_free char *first = strndup (m->data, strcspn (m->data, ","));
+          return shim_error_plain (c->err, EINVAL, "%s.options: `%s` cannot be applied to a bind mount", ep,
+                                   first ? first : m->data);
+        }
     }
   return 0;
 }
@@ -154,7 +214,10 @@ const char *
 config_mount_option_name (size_t i)
 {
   size_t nf = sizeof (mount_flags) / sizeof (mount_flags[0]);
+  size_t nr = sizeof (rec_flags) / sizeof (rec_flags[0]);
   if (i < nf)
     return mount_flags[i].name;
-  return config_propagation_name (i - nf);
+  if (i < nf + nr)
+    return rec_flags[i - nf].name;
+  return config_propagation_name (i - nf - nr);
 }

@@ -401,7 +401,13 @@ parse_seccomp_object (struct config_ctx *c, yajl_val v, const char *path, struct
     {
       if (config_get_string (c, x, lp, &s->listener_path) < 0)
         return -1;
-      if (s->listener_path[0] != '/')
+      /* runc takes "" for not given. */
+      if (s->listener_path[0] == '\0')
+        {
+          free (s->listener_path);
+          s->listener_path = NULL;
+        }
+      else if (s->listener_path[0] != '/')
         return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", lp, s->listener_path);
     }
   if (!is_absent (x = json_field (v, "listenerMetadata")) && config_get_string (c, x, mp, &s->listener_metadata) < 0)
@@ -409,7 +415,9 @@ parse_seccomp_object (struct config_ctx *c, yajl_val v, const char *path, struct
   if (!is_absent (x = json_field (v, "syscalls")) && parse_seccomp_syscalls (c, x, sp, s) < 0)
     return -1;
   if (s->uses_notify && s->listener_path == NULL)
-    return shim_error_plain (c->err, EINVAL, "%s: required when an action is SCMP_ACT_NOTIFY", lp);
+    return shim_error_plain (c->err, EINVAL,
+                             "%s: required when an action is SCMP_ACT_NOTIFY: failed to connect with seccomp agent "
+                             "(none given)", lp);
   return 0;
 }
 

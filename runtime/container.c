@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -84,6 +85,23 @@ join_namespaces (const struct shim_config *cfg, const struct ns_fds *ns, shim_er
   return 0;
 }
 
+/* The detached bind mount sources the runtime sent (userns.c). */
+struct mount_fds
+{
+  int *fds;
+  size_t n;
+};
+
+static void
+close_mount_fds (struct mount_fds *m)
+{
+  size_t i;
+  for (i = 0; m->fds && i < m->n; i++)
+    if (m->fds[i] >= 0)
+      close (m->fds[i]);
+  free (m->fds);
+}
+
 /* init's side, up to the exec.  Its errors go to *report_fd: the
  * runtime's sync socket until `start`, then the connection from `start`. */
 static int
@@ -97,6 +115,8 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   cleanup_free char *exe = NULL;
   char *state_json = (char *) "";
   cleanup_free char *start_json = NULL;
+  __attribute__ ((cleanup (close_mount_fds))) struct mount_fds mfds = { 0 };
+  size_t i;
 
   if (process_reset_signals (err) < 0)
     return -1;
@@ -111,7 +131,13 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (setsid () < 0)
     return shim_error_errno (err, "setsid");
 
-  if (userns_wait_maps (sync_fd, cfg, err) < 0)
+  mfds.n = cfg->n_mounts;
+  mfds.fds = malloc ((mfds.n + 1) * sizeof (int));
+  if (mfds.fds == NULL)
+    return shim_error_errno (err, "mounts");
+  for (i = 0; i < mfds.n; i++)
+    mfds.fds[i] = -1;
+  if (userns_wait_maps (sync_fd, cfg, mfds.fds, err) < 0)
     return -1;
   if (join_namespaces (cfg, ns, err) < 0)
     return -1;
@@ -131,7 +157,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
   if (security_prepare (cfg, opts->id, &sec, err) < 0)
     return -1;
   umask (0);
-  if (rootfs_mount (cfg, err) < 0)
+  if (rootfs_mount (cfg, mfds.fds, err) < 0)
     return -1;
   if (opts->create_runtime)
     {
@@ -173,6 +199,11 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
       if (start_json[0])
         state_json = start_json;
     }
+  /* The startContainer hooks run as the process will: its capabilities
+   * and its seccomp filter in force (runc does the same), so a hook
+   * cannot do what the filter forbids the container. */
+  if (process_exec_prepare (cfg, &sec, err) < 0)
+    return -1;
   if (oci_hooks_run (cfg, HOOK_START_CONTAINER, state_json, err) < 0)
     return -1;
 

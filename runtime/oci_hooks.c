@@ -43,7 +43,7 @@ output_take (struct output *o, int fd)
 }
 
 static _Noreturn void
-hook_child (const struct shim_hook *h, int in, int out)
+hook_child (const struct shim_hook *h, const char *dir, int in, int out)
 {
   char *argv0[] = { h->path, NULL };
   sigset_t none;
@@ -52,6 +52,11 @@ hook_child (const struct shim_hook *h, int in, int out)
   sigprocmask (SIG_SETMASK, &none, NULL);
   if (dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (out, 2) < 0)
     _exit (127);
+  if (dir && chdir (dir) < 0)
+    {
+      dprintf (2, "chdir `%s`: %s", dir, strerror (errno));
+      _exit (127);
+    }
   /* Nothing of the runtime's reaches the hook but stdio. */
   syscall (SYS_close_range, 3, ~0U, 0);
   execve (h->path, h->args ? h->args : argv0, h->env ? h->env : (char *[]){ NULL });
@@ -137,7 +142,7 @@ supervise (const struct shim_hook *h, const char *where, pid_t pid, int pidfd, i
 }
 
 static int
-run_one (const struct shim_hook *h, const char *where, const char *state, shim_error_t *err)
+run_one (const struct shim_hook *h, const char *where, const char *dir, const char *state, shim_error_t *err)
 {
   cleanup_close int in_parent = -1, in_child = -1, out_parent = -1, out_child = -1, pidfd = -1;
   struct output o = { .len = 0 };
@@ -160,7 +165,7 @@ run_one (const struct shim_hook *h, const char *where, const char *state, shim_e
   if (pid < 0)
     return shim_error_errno (err, "%s: fork", where);
   if (pid == 0)
-    hook_child (h, in_child, out_child);
+    hook_child (h, dir, in_child, out_child);
   close (steal_fd (&in_child));
   close (steal_fd (&out_child));
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
@@ -172,6 +177,27 @@ run_one (const struct shim_hook *h, const char *where, const char *state, shim_e
       return -1;
     }
   return supervise (h, where, pid, pidfd, steal_fd (&in_parent), out_parent, state, &o, err);
+}
+
+/* The working directory of a hook, as runc's: `create` and `run` work in
+ * the bundle, init in the rootfs until it enters it (a createContainer
+ * hook's relative paths are the rootfs's: runc's hooks_so test relies on
+ * it).  startContainer hooks keep the process's cwd, and poststop ones
+ * the caller's (`delete` may run when the bundle is gone). */
+static const char *
+hook_dir (const struct shim_config *cfg, enum shim_hook_stage stage)
+{
+  switch (stage)
+    {
+    case HOOK_CREATE_CONTAINER:
+      return cfg->root_path;
+    case HOOK_PRESTART:
+    case HOOK_CREATE_RUNTIME:
+    case HOOK_POSTSTART:
+      return cfg->bundle;
+    default:
+      return NULL;
+    }
 }
 
 int
@@ -186,7 +212,7 @@ oci_hooks_run (const struct shim_config *cfg, enum shim_hook_stage stage, const 
       char where[64];
       snprintf (where, sizeof (where), "hooks.%s[%zu]", config_hook_stage_name (stage), i);
       log_msg (LOG_DEBUG, "running %s \"%s\"", where, l->v[i].path);
-      if (run_one (&l->v[i], where, state_json, err) < 0)
+      if (run_one (&l->v[i], where, hook_dir (cfg, stage), state_json, err) < 0)
         return -1;
     }
   return 0;
@@ -204,7 +230,7 @@ oci_hooks_run_all (const struct shim_config *cfg, enum shim_hook_stage stage, co
       shim_error_t tmp = NULL;
       char where[64];
       snprintf (where, sizeof (where), "hooks.%s[%zu]", config_hook_stage_name (stage), i);
-      if (run_one (&l->v[i], where, state_json, &tmp) < 0)
+      if (run_one (&l->v[i], where, hook_dir (cfg, stage), state_json, &tmp) < 0)
         {
           log_msg (LOG_WARNING, "%s", tmp->msg);
           shim_error_release (&tmp);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <pty.h>
 #include <sched.h>
@@ -37,6 +38,29 @@ env_get (char *const *env, const char *name)
   return NULL;
 }
 
+/* Whether execve of PATH can work for the process P will be.  access(2)
+ * asks with the real uid and, for one that is not root, no capability at
+ * all; and the capabilities are only applied right before the exec.  So:
+ * a regular file with some x bit, which CAP_DAC_OVERRIDE in the process's
+ * effective set is enough for (as for execve), else the effective ids'
+ * permission.  Fails with errno set. */
+static int
+can_exec (const char *path, const struct shim_process *p)
+{
+  struct stat st;
+
+  if (stat (path, &st) < 0)
+    return -1;
+  if (!S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
+    {
+      errno = EACCES;
+      return -1;
+    }
+  if (p->caps.effective & (UINT64_C (1) << CAP_DAC_OVERRIDE))
+    return 0;
+  return faccessat (AT_FDCWD, path, X_OK, AT_EACCESS);
+}
+
 /* The program's path, searched in $PATH of the container's environment (not
  * ours, which execvpe would use), before the wait for `start`: a missing
  * program fails create, as in runc, not start. */
@@ -50,7 +74,7 @@ process_find_executable (const struct shim_process *p, char **out, shim_error_t 
 
   if (strchr (file, '/'))
     {
-      if (access (file, X_OK) < 0)
+      if (can_exec (file, p) < 0)
         saved = errno;
       else if ((*out = strdup (file)) == NULL)
         return shim_error_errno (err, "process.args[0]");
@@ -64,13 +88,12 @@ process_find_executable (const struct shim_process *p, char **out, shim_error_t 
         path = DEFAULT_PATH;
       for (dir = path;; dir += dlen + 1)
         {
-          struct stat st;
           char *buf = NULL;
           dlen = strcspn (dir, ":");
           /* An empty entry is the working directory, as for execvp. */
           if (asprintf (&buf, "%.*s/%s", dlen ? (int) dlen : 1, dlen ? dir : ".", file) < 0)
             return shim_error_errno (err, "process.args[0]");
-          if (stat (buf, &st) == 0 && S_ISREG (st.st_mode) && access (buf, X_OK) == 0)
+          if (can_exec (buf, p) == 0)
             {
               *out = buf;
               return 0;
@@ -177,6 +200,12 @@ process_setup_terminal (const struct shim_process *p, int console_fd, int sync_f
   slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (slave < 0)
     return shim_error_errno (err, "process.terminal: open `%s`", name);
+  /* The terminal is the process's: owned by its user, so that it can use
+   * it as its own (mesg, a tty check), the group left as devpts made it
+   * (gid=5, tty), as runc does.  An id the user namespace does not map
+   * (EINVAL) leaves it as it is, as in runc. */
+  if (p->uid != 0 && fchown (slave, p->uid, (gid_t) -1) < 0 && errno != EINVAL)
+    return shim_error_errno (err, "process.terminal: chown `%s` to %u", name, (unsigned) p->uid);
   if (p->console_width || p->console_height)
     {
       struct winsize ws = { .ws_row = p->console_height, .ws_col = p->console_width };
@@ -199,15 +228,17 @@ process_setup_terminal (const struct shim_process *p, int console_fd, int sync_f
   return 0;
 }
 
-/* The exec itself.  Only stdio and, for socket activation, LISTEN_FDS
- * reach the process.  CFG->process is the process to run. */
+/* Only stdio and, for socket activation, LISTEN_FDS reach the process;
+ * then the capabilities and the seccomp filter. */
 int
-process_exec (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err)
+process_exec_prepare (const struct shim_config *cfg, struct security_state *sec, shim_error_t *err)
 {
   const struct shim_process *p = &cfg->process;
   unsigned int keep = 0;
   const char *listen = env_get (p->env, "LISTEN_FDS");
 
+  if (sec->applied)
+    return 0;
   if (listen)
     {
       uint64_t n;
@@ -216,8 +247,18 @@ process_exec (const struct shim_config *cfg, struct security_state *sec, const c
     }
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
-  /* Capabilities, then the seccomp filter: nothing after it but the exec. */
-  if (security_apply (cfg, sec, err) < 0)
+  return security_apply (cfg, sec, err);
+}
+
+/* The exec itself.  CFG->process is the process to run. */
+int
+process_exec (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err)
+{
+  const struct shim_process *p = &cfg->process;
+
+  /* Capabilities, then the seccomp filter: nothing after it but the exec
+   * (and, for init, the startContainer hooks). */
+  if (process_exec_prepare (cfg, sec, err) < 0)
     return -1;
   execve (exe, p->args, p->env ? p->env : (char *[]){ NULL });
   return shim_error_errno (err, "process.args[0] \"%s\": exec", p->args[0]);

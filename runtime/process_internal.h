@@ -34,8 +34,12 @@ int process_setup_terminal (const struct shim_process *p, int console_fd, int sy
 /* Child: process.args[0] searched in the container's $PATH (malloc'd). */
 int process_find_executable (const struct shim_process *p, char **out, shim_error_t *err);
 
-/* Child: close what must not reach the process, the security settings,
- * execve cfg->process.  Returns only on failure. */
+/* Child: mark close-on-exec what must not reach the process, then the
+ * security settings (once: a second call does nothing). */
+int process_exec_prepare (const struct shim_config *cfg, struct security_state *sec, shim_error_t *err);
+
+/* Child: process_exec_prepare unless done, execve cfg->process.  Returns
+ * only on failure. */
 int process_exec (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err);
 
 #endif

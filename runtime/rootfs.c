@@ -13,6 +13,7 @@
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "common/util.h"
 
 static int
@@ -145,23 +147,35 @@ do_mount (const char *src, int target_fd, const char *dest, const char *type, un
   return 0;
 }
 
+/* The recursive options (rro, ...) on the mount at FD and every mount
+ * under it. */
+static int
+set_attr_tree (int fd, const char *dest, unsigned long long set, unsigned long long clr, shim_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
+  if (mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof (attr)) < 0)
+    return shim_error_errno (err, "set the recursive options of `%s`", dest);
+  return 0;
+}
+
 /* Bind mounts ignore most flags on the first call: they take effect on a
  * remount of the new mount (mount(2), "Creating a bind mount"). */
 static const unsigned long REMOUNT_FLAGS =
     MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME
     | MS_STRICTATIME;
 
-/* The sysfs fallback: the host's /sys bound recursively on TARGET (an fd
- * this takes over), M's ro/nosuid/nodev/noexec set on the whole tree: a
- * bind remount would make only the top read-only and leave the host's
- * /sys/fs/cgroup/... under it writable (seen in mountinfo). */
+/* The sysfs and cgroup2 fallback: the host's HOST (/sys, the cgroup2
+ * mount) bound recursively on TARGET (an fd this takes over), M's
+ * ro/nosuid/nodev/noexec set on the whole tree: a bind remount would make
+ * only the top read-only and leave the host's /sys/fs/cgroup/... under it
+ * writable (seen in mountinfo). */
 static int
-bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t *err)
+bind_host_fs (int rootfd, int target, const struct shim_mount *m, const char *host, shim_error_t *err)
 {
   cleanup_close int fd = target;
   struct mount_attr attr = { 0 };
 
-  if (do_mount ("/sys", fd, m->destination, NULL, MS_BIND | MS_REC, NULL, err) < 0)
+  if (do_mount (host, fd, m->destination, NULL, MS_BIND | MS_REC, NULL, err) < 0)
     return -1;
   close (fd);
   fd = openat2_in_root (rootfd, m->destination, O_PATH, err);
@@ -170,12 +184,18 @@ bind_host_sys (int rootfd, int target, const struct shim_mount *m, shim_error_t 
   attr.attr_set = (m->flags & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (m->flags & MS_NOSUID ? MOUNT_ATTR_NOSUID : 0)
                   | (m->flags & MS_NODEV ? MOUNT_ATTR_NODEV : 0) | (m->flags & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
   if (attr.attr_set && mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof (attr)) < 0)
-    return shim_error_errno (err, "set the options of `%s` on the host's /sys bound there", m->destination);
+    return shim_error_errno (err, "set the options of `%s` on the host's %s bound there", m->destination, host);
   return 0;
 }
 
+static bool
+dev_readonly (const struct shim_mount *m)
+{
+  return !m->is_bind && (m->flags & MS_RDONLY) && strcmp (m->destination, "/dev") == 0;
+}
+
 static int
-mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *err)
+mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_error_t *err)
 {
   const struct shim_mount *m = &cfg->mounts[i];
   cleanup_close int target = -1;
@@ -192,7 +212,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
         src = NULL;
       if (src == NULL)
         return shim_error_errno (err, "mounts[%zu]", i);
-      if (stat (src, &st) < 0)
+      if ((tree >= 0 ? fstat (tree, &st) : stat (src, &st)) < 0)
         return shim_error_errno (err, "mounts[%zu].source `%s`", i, m->source);
       is_file = !S_ISDIR (st.st_mode);
       type = NULL;
@@ -210,7 +230,12 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
 
   if (m->is_bind)
     {
-      if (do_mount (src, target, m->destination, NULL, MS_BIND | (m->flags & MS_REC), NULL, err) < 0)
+      /* The runtime's copy of the source (userns.c), where it sent one. */
+      if (tree >= 0
+          && move_mount (tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        return shim_error_errno (err, "mounts[%zu]: move the runtime's copy of `%s` on `%s`", i, m->source,
+                                 m->destination);
+      if (tree < 0 && do_mount (src, target, m->destination, NULL, MS_BIND | (m->flags & MS_REC), NULL, err) < 0)
         return shim_error_prefix (err, "mounts[%zu]", i);
       /* Reopen: the fd still names the covered directory, not the new
        * mount, and both the remount and a propagation change below must
@@ -223,22 +248,39 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
           && do_mount (NULL, target, m->destination, NULL, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS),
                        NULL, err) < 0)
         return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
+      /* The remount above reaches only the top of an rbind: the mounts
+       * under it would stay writable, so `rbind,ro` is applied to the
+       * whole tree (as rro would be). */
+      if ((m->flags & MS_REC) && (m->flags & MS_RDONLY)
+          && set_attr_tree (target, m->destination, MOUNT_ATTR_RDONLY, 0, err) < 0)
+        return shim_error_prefix (err, "mounts[%zu]", i);
     }
   else
     {
       const char *source = m->source ? m->source : type;
+      unsigned long flags = m->flags & ~(MS_BIND | MS_REC);
       shim_error_t tmp = NULL;
-      if (do_mount (source, target, m->destination, type, m->flags & ~(MS_BIND | MS_REC), m->data, &tmp) < 0)
+      /* A read-only /dev is made so at the end (rootfs_finalize): the
+       * mounts and the nodes that go in it first need it writable. */
+      if (dev_readonly (m))
+        flags &= ~MS_RDONLY;
+      if (do_mount (source, target, m->destination, type, flags, m->data, &tmp) < 0)
         {
           int e = tmp->status;
           /* A fresh sysfs needs a network namespace of the user namespace
            * (the kernel answers EPERM without one; runc falls back on EPERM
            * and EBUSY): then the host's /sys, bound recursively, with the
            * mount's own flags on top. */
-          if (strcmp (type, "sysfs") == 0 && (e == EPERM || e == EBUSY))
+          const char *host = strcmp (type, "sysfs") == 0 ? "/sys" : NULL;
+          /* A fresh cgroup2 needs a cgroup namespace of the user
+           * namespace: without one, the host's hierarchy bound there
+           * (runc's fallback, on the same errors). */
+          if (strcmp (type, "cgroup2") == 0)
+            host = cgroup_mount_point ();
+          if (host && (e == EPERM || e == EBUSY))
             {
               shim_error_release (&tmp);
-              if (bind_host_sys (rootfd, steal_fd (&target), m, err) < 0)
+              if (bind_host_fs (rootfd, steal_fd (&target), m, host, err) < 0)
                 return shim_error_prefix (err, "mounts[%zu]", i);
               return 0;
             }
@@ -267,6 +309,9 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, shim_error_t *er
                                      m->destination, type);
         }
     }
+  if ((m->rec_attr_set || m->rec_attr_clr)
+      && set_attr_tree (target, m->destination, m->rec_attr_set, m->rec_attr_clr, err) < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
   if (m->propagation && do_mount (NULL, target, m->destination, NULL, m->propagation, NULL, err) < 0)
     return shim_error_prefix (err, "mounts[%zu]: set propagation", i);
   return 0;
@@ -408,7 +453,14 @@ create_config_devices (int rootfd, const struct shim_config *cfg, shim_error_t *
       mode_t mode = d->has_file_mode ? d->file_mode : 0666;
       cleanup_close int fd = -1;
       bool bound;
-      int r = make_node (rootfd, d->path, type, makedev (d->major, d->minor), mode, &bound, err);
+      int r;
+
+      /* /dev/ptmx stays the link to the container's own devpts (runc
+       * makes it so whatever the config lists): a node 5:2 there would be
+       * redundant at best. */
+      if (strcmp (d->path, "/dev/ptmx") == 0)
+        continue;
+      r = make_node (rootfd, d->path, type, makedev (d->major, d->minor), mode, &bound, err);
       if (r < 0)
         return shim_error_prefix (err, "linux.devices[%zu]", i);
       if (r > 0)
@@ -426,9 +478,80 @@ create_config_devices (int rootfd, const struct shim_config *cfg, shim_error_t *
   return 0;
 }
 
+/* mountinfo's escapes (\040 for a space, ...) undone in place. */
+static void
+unescape_octal (char *s)
+{
+  char *w = s;
+  for (; *s; s++)
+    if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7')
+      {
+        *w++ = (char) (((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+        s += 3;
+      }
+    else
+      *w++ = *s;
+  *w = '\0';
+}
+
+static bool
+under (const char *path, const char *dir)
+{
+  size_t n = strlen (dir);
+  return strncmp (path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/* chroot leaves the old root in the mount namespace, and with it the
+ * host's /proc and /sys, unmasked: the kernel lets anyone who makes a user
+ * namespace mount a fresh procfs (or sysfs) when one is fully visible in
+ * the mount namespace, and that one would be.  So every whole proc or
+ * sysfs outside ROOT is detached first, or covered where that is refused
+ * (runc's msMoveRoot).  Our mounts are private: nothing reaches the host. */
+static int
+hide_host_procfs (const char *root, shim_error_t *err)
+{
+  cleanup_free char *real = realpath (root, NULL);
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+  FILE *f;
+  int ret = 0;
+
+  if (real == NULL)
+    return shim_error_errno (err, "--no-pivot: resolve `%s`", root);
+  f = fopen ("/proc/self/mountinfo", "re");
+  if (f == NULL)
+    return shim_error_errno (err, "--no-pivot: open /proc/self/mountinfo");
+  while (ret == 0 && getline (&line, &cap, f) > 0)
+    {
+      char mroot[4096], mp[4096], fstype[64];
+      const char *sep = strstr (line, " - ");
+      if (sep == NULL || sscanf (line, "%*s %*s %*s %4095s %4095s", mroot, mp) != 2
+          || sscanf (sep + 3, "%63s", fstype) != 1)
+        continue;
+      unescape_octal (mroot);
+      unescape_octal (mp);
+      if (strcmp (mroot, "/") != 0 || (strcmp (fstype, "proc") != 0 && strcmp (fstype, "sysfs") != 0)
+          || under (mp, real))
+        continue;
+      if (umount2 (mp, MNT_DETACH) == 0 || errno == ENOENT)
+        continue;
+      /* A parent already detached took it along (EINVAL: no longer a
+       * mount point), or it is locked (EPERM): cover what is left. */
+      if (errno != EINVAL && errno != EPERM)
+        ret = shim_error_errno (err, "--no-pivot: detach the host's `%s`", mp);
+      else if (mount ("tmpfs", mp, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") < 0
+               && errno != ENOENT)
+        ret = shim_error_errno (err, "--no-pivot: cover the host's `%s`", mp);
+    }
+  fclose (f);
+  return ret;
+}
+
 static int
 enter_root (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err)
 {
+  if (opts->no_pivot && hide_host_procfs (cfg->root_path, err) < 0)
+    return -1;
   if (chdir (cfg->root_path) < 0)
     return shim_error_errno (err, "chdir `%s`", cfg->root_path);
   if (opts->no_pivot)
@@ -453,7 +576,7 @@ enter_root (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_
 }
 
 int
-rootfs_mount (const struct shim_config *cfg, shim_error_t *err)
+rootfs_mount (const struct shim_config *cfg, const int *mount_fds, shim_error_t *err)
 {
   cleanup_close int rootfd = -1;
   size_t i;
@@ -469,7 +592,7 @@ rootfs_mount (const struct shim_config *cfg, shim_error_t *err)
     return shim_error_errno (err, "open the rootfs `%s`", cfg->root_path);
 
   for (i = 0; i < cfg->n_mounts; i++)
-    if (mount_one (rootfd, cfg, i, err) < 0)
+    if (mount_one (rootfd, cfg, i, mount_fds ? mount_fds[i] : -1, err) < 0)
       return -1;
   /* Never mknod into the host's own /dev. */
   if (!mounts_host_dev (cfg) && (create_default_dev (rootfd, cfg, err) < 0 || create_config_devices (rootfd, cfg, err) < 0))
@@ -580,10 +703,34 @@ write_sysctl (const char *key, const char *value, shim_error_t *err)
   return 0;
 }
 
+/* The /dev mount itself read-only, now that its nodes and mount points
+ * are made; the mounts under it keep their own options. */
+static int
+finalize_dev (const struct shim_config *cfg, shim_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+  cleanup_close int fd = -1;
+  size_t i;
+
+  for (i = 0; i < cfg->n_mounts && !dev_readonly (&cfg->mounts[i]); i++)
+    ;
+  if (i == cfg->n_mounts)
+    return 0;
+  fd = open_new_root_path ("/dev", err);
+  if (fd < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
+  if (mount_setattr (fd, "", AT_EMPTY_PATH, &attr, sizeof (attr)) < 0)
+    return shim_error_errno (err, "mounts[%zu]: make `/dev` read-only", i);
+  return 0;
+}
+
 int
 rootfs_finalize (const struct shim_config *cfg, shim_error_t *err)
 {
   size_t i;
+
+  if (finalize_dev (cfg, err) < 0)
+    return -1;
 
   /* sysctls first: readonlyPaths usually covers /proc/sys. */
   for (i = 0; i < cfg->n_sysctl; i++)

@@ -16,8 +16,10 @@ struct rootfs_opts
 
 /* The mounts of config.json and the default /dev, on the rootfs, still
  * seen from the runtime's root: createRuntime and createContainer hooks run
- * after this, before rootfs_enter. */
-int rootfs_mount (const struct shim_config *cfg, shim_error_t *err);
+ * after this, before rootfs_enter.  MOUNT_FDS (NULL, or cfg->n_mounts
+ * entries): for a bind mount, a detached tree (open_tree) of its source,
+ * moved into place instead of binding the path; -1 for none. */
+int rootfs_mount (const struct shim_config *cfg, const int *mount_fds, shim_error_t *err);
 
 /* The switch into the new root: pivot_root, or chroot with --no-pivot. */
 int rootfs_enter (const struct shim_config *cfg, const struct rootfs_opts *opts, shim_error_t *err);

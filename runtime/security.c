@@ -20,8 +20,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <elf.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/magic.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/mman.h>
@@ -302,10 +306,173 @@ build_filter (const struct shim_seccomp *s, scmp_filter_ctx *out, shim_error_t *
             return shim_error_plain (err, EINVAL,
                                      "linux.seccomp.syscalls[%zu]: SCMP_ACT_NOTIFY cannot apply to sendmsg, "
                                      "which hands the listener its file descriptor", i);
+          /* Nor may the runtime's own reports after the load (an error of
+           * a startContainer hook, say) wait for it; runc's wording. */
+          if (r->action == SCMP_ACT_NOTIFY && strcmp (r->names[j], "write") == 0)
+            return shim_error_plain (err, EINVAL,
+                                     "linux.seccomp.syscalls[%zu]: SCMP_ACT_NOTIFY cannot be used for the write "
+                                     "syscall", i);
           if (add_rule (ctx, r, i, nr, r->names[j], err) < 0)
             return -1;
         }
     }
+  return 0;
+}
+
+/* ---- the -ENOSYS stub (runc's patchbpf) ----
+ *
+ * A syscall newer than every one the profile names is one the profile's
+ * author could not know: it gets -ENOSYS, not the default action, so that
+ * the C library falls back to the older call (glibc tries clone3, openat2,
+ * faccessat2, ... first and only falls back on ENOSYS; a default EPERM
+ * breaks it).  Placed before libseccomp's program, per architecture: a
+ * syscall number above the highest the profile resolves to there returns
+ * -ENOSYS, anything else goes on to the profile. */
+
+#define X32_BIT 0x40000000U
+
+struct stub_arch
+{
+  uint32_t audit;           /* AUDIT_ARCH_* as seccomp_data.arch says it */
+  int64_t max_low, max_x32; /* -1: none */
+};
+
+/* runc skips the stub when unknown syscalls are let through anyway (a
+ * tracer is expected to handle ENOSYS itself). */
+static bool
+permissive (uint32_t action)
+{
+  return action == SCMP_ACT_ALLOW || action == SCMP_ACT_LOG || (action & 0xffff0000U) == SCMP_ACT_TRACE (0);
+}
+
+static void
+stub_note (struct stub_arch *a, size_t *n, uint32_t arch, const struct shim_seccomp *s)
+{
+  uint32_t audit = arch == SCMP_ARCH_X32 ? AUDIT_ARCH_X86_64 : arch;
+  struct stub_arch *e = NULL;
+  size_t i, j, k;
+
+  for (k = 0; k < *n && e == NULL; k++)
+    if (a[k].audit == audit)
+      e = &a[k];
+  if (e == NULL)
+    {
+      e = &a[(*n)++];
+      *e = (struct stub_arch){ .audit = audit, .max_low = -1, .max_x32 = -1 };
+    }
+  for (i = 0; i < s->n_syscalls; i++)
+    for (j = 0; j < s->syscalls[i].n_names; j++)
+      {
+        int nr = seccomp_syscall_resolve_name_arch (arch, s->syscalls[i].names[j]);
+        int64_t *max = arch == SCMP_ARCH_X32 ? &e->max_x32 : &e->max_low;
+        /* Negative: not a syscall there, or one multiplexed (socketcall). */
+        if (nr >= 0 && nr > *max)
+          *max = nr;
+      }
+}
+
+/* A jump's offset from instruction PC to TARGET: conditional jumps have
+ * 8 bits. */
+static bool
+rel (size_t pc, size_t target, unsigned char *out)
+{
+  if (target <= pc || target - pc - 1 > 255)
+    return false;
+  *out = (unsigned char) (target - pc - 1);
+  return true;
+}
+
+/* The stub's instructions into P (room for 5 per architecture + 3);
+ * returns how many, 0 for no stub. */
+static size_t
+stub_emit (const struct stub_arch *a, size_t n, struct sock_filter *p)
+{
+  size_t len = 1, i, pc = 0, enosys, cont;
+
+  for (i = 0; i < n; i++)
+    len += 3 + (a[i].audit == AUDIT_ARCH_X86_64) + (a[i].max_x32 >= 0);
+  enosys = len + 1;
+  cont = len + 2;
+  p[pc++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch));
+  for (i = 0; i < n; i++)
+    {
+      bool x86_64 = a[i].audit == AUDIT_ARCH_X86_64;
+      size_t blen = 3 + x86_64 + (a[i].max_x32 >= 0);
+      unsigned char t, f;
+
+      /* Not this architecture: the next block, which loads nothing it
+       * needs from here (A still holds the architecture). */
+      p[pc++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, a[i].audit, 0, (unsigned char) (blen - 1));
+      p[pc++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr));
+      if (x86_64)
+        {
+          /* x32 numbers carry X32_BIT: compared apart, or left to the
+           * profile when x32 is not one of its architectures. */
+          if (!rel (pc, a[i].max_x32 >= 0 ? pc + 2 : cont, &t))
+            return 0;
+          p[pc] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JSET | BPF_K, X32_BIT, t, 0);
+          pc++;
+        }
+      if (a[i].max_low >= 0)
+        {
+          if (!rel (pc, enosys, &t) || !rel (pc, cont, &f))
+            return 0;
+          p[pc] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, (uint32_t) a[i].max_low, t, f);
+        }
+      else
+        p[pc] = (struct sock_filter) BPF_STMT (BPF_JMP | BPF_JA, (uint32_t) (cont - pc - 1));
+      pc++;
+      if (a[i].max_x32 >= 0)
+        {
+          if (!rel (pc, enosys, &t) || !rel (pc, cont, &f))
+            return 0;
+          p[pc] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, (uint32_t) a[i].max_x32, t, f);
+          pc++;
+        }
+    }
+  /* An architecture the stub does not know: on to the profile. */
+  p[pc++] = (struct sock_filter) BPF_STMT (BPF_JMP | BPF_JA, 1);
+  p[pc++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+  return pc;
+}
+
+/* The program to load: the stub, then libseccomp's filter. */
+static int
+build_program (const struct shim_seccomp *s, scmp_filter_ctx ctx, struct security_state *st, shim_error_t *err)
+{
+  struct stub_arch arches[64];
+  struct sock_filter stub[64 * 5 + 3];
+  size_t n = 0, n_stub = 0, i;
+  cleanup_close int mfd = memfd_create ("seccomp-bpf", MFD_CLOEXEC);
+  struct sock_filter *prog;
+  off_t size;
+  int rc;
+
+  if (mfd < 0)
+    return shim_error_errno (err, "linux.seccomp: memfd_create");
+  if ((rc = seccomp_export_bpf (ctx, mfd)) < 0)
+    return shim_error (err, -rc, "linux.seccomp: export the filter");
+  size = lseek (mfd, 0, SEEK_END);
+  if (size <= 0 || size % (off_t) sizeof (struct sock_filter) != 0)
+    return shim_error_plain (err, EINVAL, "linux.seccomp: libseccomp exported %lld bytes", (long long) size);
+  if (!permissive (s->default_action) && s->n_architectures < 63)
+    {
+      stub_note (arches, &n, seccomp_arch_native (), s);
+      for (i = 0; i < s->n_architectures; i++)
+        stub_note (arches, &n, s->architectures[i], s);
+      n_stub = stub_emit (arches, n, stub);
+    }
+  prog = malloc ((size_t) size + n_stub * sizeof (struct sock_filter));
+  if (prog == NULL)
+    return shim_error_errno (err, "linux.seccomp");
+  memcpy (prog, stub, n_stub * sizeof (struct sock_filter));
+  if (pread (mfd, prog + n_stub, (size_t) size, 0) != size)
+    {
+      free (prog);
+      return shim_error_errno (err, "linux.seccomp: read the exported filter");
+    }
+  st->bpf = prog;
+  st->bpf_len = n_stub + (size_t) size / sizeof (struct sock_filter);
   return 0;
 }
 
@@ -364,7 +531,7 @@ prepare_listener (const struct shim_config *cfg, const char *id, struct security
   if (st->listener_fd < 0)
     return shim_error_errno (err, "linux.seccomp.listenerPath: socket");
   if (connect (st->listener_fd, (struct sockaddr *) &sa, sizeof (sa)) < 0)
-    return shim_error_errno (err, "linux.seccomp.listenerPath `%s`: connect", path);
+    return shim_error_errno (err, "linux.seccomp.listenerPath `%s`: failed to connect with seccomp agent", path);
   n = readlink ("/proc/self", self, sizeof (self) - 1);
   if (n < 0)
     return shim_error_errno (err, "linux.seccomp.listenerPath: readlink /proc/self");
@@ -402,17 +569,23 @@ send_notify_fd (const struct shim_config *cfg, struct security_state *st, int fd
 static int
 load_filter (const struct shim_config *cfg, struct security_state *st, shim_error_t *err)
 {
-  int rc = seccomp_load (st->seccomp);
-  if (rc < 0)
-    return shim_error (err, -rc, "linux.seccomp: load the filter");
+  struct sock_fprog prog = { .len = (unsigned short) st->bpf_len, .filter = st->bpf };
+  unsigned int flags = cfg->seccomp->flags;
+  long r;
+
+  if (st->bpf_len > BPF_MAXINSNS)
+    return shim_error_plain (err, E2BIG, "linux.seccomp: the filter has %zu instructions, more than the kernel's %d",
+                             st->bpf_len, BPF_MAXINSNS);
   if (cfg->seccomp->uses_notify)
-    {
-      /* Close-on-exec (the kernel makes it so): the workload never sees it. */
-      int fd = seccomp_notify_fd (st->seccomp);
-      if (fd < 0)
-        return shim_error (err, -fd, "linux.seccomp: get the notify fd");
-      return send_notify_fd (cfg, st, fd, err);
-    }
+    /* A listener and TSYNC together need TSYNC_ESRCH (seccomp(2)). */
+    flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER | (flags & SECCOMP_FILTER_FLAG_TSYNC ? SECCOMP_FILTER_FLAG_TSYNC_ESRCH : 0);
+  r = syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+  if (r < 0)
+    return shim_error_errno (err, "linux.seccomp: load the filter");
+  /* The notify fd is close-on-exec (the kernel makes it so): the workload
+   * never sees it. */
+  if (cfg->seccomp->uses_notify)
+    return send_notify_fd (cfg, st, (int) r, err);
   return 0;
 }
 
@@ -425,7 +598,8 @@ security_prepare (const struct shim_config *cfg, const char *id, struct security
     return -1;
   if (cfg->seccomp)
     {
-      if (build_filter (cfg->seccomp, (scmp_filter_ctx *) &st->seccomp, err) < 0)
+      if (build_filter (cfg->seccomp, (scmp_filter_ctx *) &st->seccomp, err) < 0
+          || build_program (cfg->seccomp, st->seccomp, st, err) < 0)
         return -1;
       if (cfg->seccomp->uses_notify && prepare_listener (cfg, id, st, err) < 0)
         return -1;
@@ -443,6 +617,9 @@ security_apply (const struct shim_config *cfg, struct security_state *st, shim_e
 {
   bool early = st->seccomp && !cfg->process.no_new_privileges;
 
+  if (st->applied)
+    return 0;
+  st->applied = true;
   if (apply_lsm (st, err) < 0)
     return -1;
   if (early && (raise_sys_admin (err) < 0 || load_filter (cfg, st, err) < 0))
@@ -460,6 +637,8 @@ security_state_release (struct security_state *st)
   if (st->seccomp)
     seccomp_release (st->seccomp);
   st->seccomp = NULL;
+  free (st->bpf);
+  st->bpf = NULL;
   if (st->listener_fd >= 0)
     close (st->listener_fd);
   if (st->lsm_fd >= 0)

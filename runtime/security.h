@@ -11,11 +11,14 @@
 struct security_state
 {
   void *seccomp;      /* scmp_filter_ctx, or NULL for no filter */
+  void *bpf;          /* the program loaded: struct sock_filter[bpf_len] */
+  size_t bpf_len;
   int listener_fd;    /* connected to linux.seccomp.listenerPath, or -1 */
   char *listener_msg; /* the container state sent with the notify fd */
   int lsm_fd;         /* /proc/thread-self/attr/.../exec, or -1 */
   char *lsm_value;    /* what is written to it */
   const char *lsm_field;
+  bool applied;       /* security_apply done: a second call does nothing */
 };
 
 #define SECURITY_STATE_INIT { .seccomp = NULL, .listener_fd = -1, .lsm_fd = -1 }

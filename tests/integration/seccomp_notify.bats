@@ -53,5 +53,5 @@ rc=0"
 	rm -f "$T/l.sock"
 	run_shim
 	assert_status 1
-	assert_contains "$stderr" "linux.seccomp.listenerPath \`$T/l.sock\`: connect"
+	assert_contains "$stderr" "linux.seccomp.listenerPath \`$T/l.sock\`: failed to connect with seccomp agent"
 }

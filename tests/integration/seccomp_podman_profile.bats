@@ -5,39 +5,9 @@
 load helpers
 load security_helpers
 
-PROFILE=/usr/share/containers/seccomp.json
-
-# podman's default_capabilities (containers.conf).
-PODMAN_CAPS='["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL",
-	"CAP_NET_BIND_SERVICE", "CAP_SETFCAP", "CAP_SETGID", "CAP_SETPCAP", "CAP_SETUID", "CAP_SYS_CHROOT"]'
-
-# The file is in containers/common's "moby" format (archMap, and per-rule
-# includes/excludes on arches and capabilities), which podman turns into the
-# OCI form before handing it to the runtime.  The same conversion, for amd64
-# and the capabilities given: architectures from archMap, a rule is kept when
-# its includes all hold and none of its excludes do.
-oci_profile() {
-	jq --argjson caps "$1" '
-		def has($list; $x): $list | any(.[]; . == $x);
-		{
-			defaultAction, defaultErrnoRet,
-			architectures: [.archMap[] | select(.architecture == "SCMP_ARCH_X86_64")
-				| .architecture, .subArchitectures[]],
-			syscalls: [.syscalls[]
-				| select((.includes.arches // []) as $a | ($a | length) == 0 or has($a; "amd64"))
-				| select(has(.excludes.arches // []; "amd64") | not)
-				| select(all((.includes.caps // [])[]; has($caps; .)))
-				| select(any((.excludes.caps // [])[]; has($caps; .)) | not)
-				| {names, action, errnoRet, args}]
-		}' "$PROFILE"
-}
-
 setup() {
 	shim_setup
-	[ -f "$PROFILE" ] || {
-		echo "$PROFILE is missing: make deps (golang-github-containers-common)" >&2
-		return 1
-	}
+	need_podman_profile
 	with_syscall_helper
 }
 

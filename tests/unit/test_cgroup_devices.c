@@ -153,6 +153,13 @@ main (void)
            { 'c', 3000000001u, 1, R, 0 }, { 'c', 852516352u, 1, R, 0 });
   }
   {
+    static const struct cgroup_device_rule r[] = { { false, 'a', -1, -1, R | W | M }, { true, 'c', 1, 11, R | W } };
+    /* access(F_OK): no access bit asked for.  runc's defaults (c *:* m,
+     * b *:* m) match every device, so a deny-all config still allows it. */
+    CHECK ("no access bit: allowed by a matching allow rule", r, { 'c', 1, 11, 0, 1 }, { 'c', 1, 3, 0, 1 },
+           { 'b', 8, 0, 0, 1 });
+  }
+  {
     static const struct cgroup_device_rule r[] = { { true, 'b', 8, 0, R | M } };
     CHECK ("block device", r, { 'b', 8, 0, R, 1 }, { 'b', 8, 0, R | W, 0 }, { 'c', 8, 0, R, 0 });
   }

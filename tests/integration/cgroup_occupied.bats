@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# A container put into a cgroup that already exists: one with processes in
+# it is used, with runc's warning ("container's cgroup is not empty"); a
+# frozen one is refused, in runc's words ("container's cgroup unexpectedly
+# frozen"), for `run` and `create` alike, and nothing is left behind.
+# The cgroup v2 hierarchy of this host (hybrid: /sys/fs/cgroup/unified).
+
+load helpers
+load lifecycle_helpers
+
+setup() {
+	shim_setup
+	CG=$(cgroup2_mount)
+	[ -n "$CG" ] || {
+		echo "no cgroup2 mounted" >&2
+		return 1
+	}
+	# The default path, shim/ID, made beforehand.
+	OCC=$CG/shim/$ID
+	mkdir -p "$OCC"
+	SQUATTER=
+}
+
+teardown() {
+	if [ -n "$SQUATTER" ]; then
+		kill -9 "$SQUATTER" 2>/dev/null || true
+		wait "$SQUATTER" 2>/dev/null || true
+	fi
+	[ -d "$OCC" ] && { echo 0 >"$OCC/cgroup.freeze"; rmdir "$OCC"; } 2>/dev/null
+	shim_teardown
+}
+
+# bounded CMD...: `shim CMD ... --bundle $BUNDLE $ID` under bats' run, at
+# most 30 s: a container in a frozen cgroup must never be waited for.
+bounded() {
+	local cmd=$1
+	shift
+	run --separate-stderr timeout 30 env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" \
+		"$cmd" --bundle "$BUNDLE" "$@" "$ID" </dev/null 3>&-
+}
+
+# squat: a process of the test's in the cgroup.
+squat() {
+	sleep 1000 3>&- &
+	SQUATTER=$!
+	echo "$SQUATTER" >"$OCC/cgroup.procs"
+}
+
+@test "run into a cgroup with a process in it: runc's warning, and the container runs" {
+	squat
+	set_args /bin/echo hello
+	run_shim
+	assert_status 0
+	assert_eq "$output" "hello"
+	assert_contains "$stderr" "container's cgroup is not empty: 1 process(es) found"
+}
+
+@test "create into a cgroup with a process in it: the same warning" {
+	squat
+	set_args /bin/true
+	ct_create
+	assert_status 0
+	assert_contains "$stderr" "container's cgroup is not empty: 1 process(es) found"
+	ct_cleanup
+}
+
+@test "run into a frozen cgroup: refused, nothing left" {
+	echo 1 >"$OCC/cgroup.freeze"
+	set_args /bin/true
+	bounded run
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	[ ! -e "$STATE/$ID" ]
+}
+
+@test "create into a frozen cgroup: refused, nothing left" {
+	echo 1 >"$OCC/cgroup.freeze"
+	set_args /bin/true
+	bounded create
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	[ ! -e "$STATE/$ID" ]
+}
+
+@test "run under a frozen parent cgroup: refused too" {
+	rmdir "$OCC"
+	OCC=$CG/shim/$ID-parent
+	mkdir -p "$OCC"
+	echo 1 >"$OCC/cgroup.freeze"
+	cfg --arg p "/shim/$ID-parent/child" '.linux.cgroupsPath = $p'
+	set_args /bin/true
+	bounded run
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	[ ! -e "$OCC/child" ]
+}
