@@ -98,7 +98,9 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
   o.id = argv[optind++];
   o.args = argv + optind;
   o.n_args = (size_t) (argc - optind);
+  /* runc's: an exec that fails (refused, no such binary) exits 255, which
+   * tells it from the process's own exit codes. */
   if (runtime_exec (ctx, &o, &exit_code, err) < 0)
-    return -1;
+    return CMD_FAILED_255;
   return exit_code;
 }

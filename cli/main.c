@@ -186,7 +186,7 @@ main (int argc, char **argv)
   if (ret < 0)
     {
       log_error_release (&err);
-      return 1;
+      return ret == CMD_FAILED_255 ? 255 : 1;
     }
   return ret;
 }
