@@ -136,6 +136,7 @@ cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err
   int exit_code, ret;
 
   o.r.opaque = &o.json;
+  o.r.c.allow_unenforced = ctx->allow_unenforced;
   ret = parse_run_opts (argc, argv, &o, err);
   if (ret != 0)
     return ret;

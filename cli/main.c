@@ -57,6 +57,7 @@ usage (FILE *f)
               "      --log-format text|json     the log's format (default: text)\n"
               "      --debug                    log debug lines too\n"
               "      --systemd-cgroup           read cgroupsPath as slice:prefix:name\n"
+              "      --allow-unenforced-limits  as create's and run's option (for podman's --runtime-flag)\n"
               "      --criu PATH, --rootless B  accepted for runc; no effect here\n"
               "  -v, --version                  print the version\n"
               "  -h, --help                     print this help\n"
@@ -115,6 +116,8 @@ main (int argc, char **argv)
     { "log-format", required_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
     { "systemd-cgroup", no_argument, NULL, 's' },
+    /* podman's `--runtime-flag allow-unenforced-limits` puts it here. */
+    { "allow-unenforced-limits", no_argument, NULL, 'U' },
     { "version", no_argument, NULL, 'v' },
     /* runc's, accepted as engines pass them: no checkpointing here, and
      * rootless mode is decided by the config's user namespace. */
@@ -139,6 +142,7 @@ main (int argc, char **argv)
       case 'f': log_format = optarg; break;
       case 'd': debug = true; break;
       case 's': ctx.systemd_cgroup = true; break;
+      case 'U': ctx.allow_unenforced = true; break;
       case 'I': break;
       case 'v':
         /* runc's three lines, which scripts parse. */

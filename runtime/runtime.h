@@ -22,6 +22,9 @@ struct runtime_ctx
 {
   const char *root;    /* --root: the state dirs */
   bool systemd_cgroup; /* --systemd-cgroup: cgroupsPath is slice:prefix:name */
+  /* --allow-unenforced-limits before the command (podman's --runtime-flag
+   * puts it there): as the create and run option of the same name. */
+  bool allow_unenforced;
 };
 
 /* create and run: the bundle, and how to bring it up. */
