@@ -113,7 +113,7 @@ options_in_help() {
 	assert_eq "$output" "$(shim help kill)"
 	# after the id: the container's command line (here: no such container)
 	run --separate-stderr shim exec "$ID" /bin/sh --help
-	assert_error "container \`$ID\` does not exist"
+	assert_error_status 255 "container \`$ID\` does not exist"
 	run --separate-stderr shim state "$ID" --help
 	assert_error 'state: exactly one container id is required'
 }
