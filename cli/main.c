@@ -2,6 +2,7 @@
 /* main(): global options, then one command from the table.  The only place
  * that prints an error. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +107,14 @@ help (int argc, char **argv)
   return 0;
 }
 
+/* SIGPIPE's handler: none, so that a write to a closed pipe fails with
+ * EPIPE instead of killing the runtime. */
+static void
+on_sigpipe (int sig)
+{
+  (void) sig;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -131,8 +140,15 @@ main (int argc, char **argv)
   const char *log = NULL, *log_format = "text";
   bool debug = false;
   shim_error_t err = NULL;
+  struct sigaction pipe_sa = { .sa_handler = on_sigpipe, .sa_flags = SA_RESTART };
   int c, ret;
 
+  /* `shim run ... 2>&1 | head -1`: a reader gone must never cost the
+   * container's teardown; what is printed then is lost, nothing else.  A
+   * handler rather than SIG_IGN: execve resets it, so neither the
+   * container, nor a hook, nor ps(1) inherits an ignored SIGPIPE. */
+  sigemptyset (&pipe_sa.sa_mask);
+  sigaction (SIGPIPE, &pipe_sa, NULL);
   /* '+': stop at the command, whose own options follow it. */
   while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1)
     switch (c)
