@@ -147,7 +147,9 @@ void runtime_resources_release (struct cgroup_resources *res);
 /* features: the runtime-spec's features document (malloc'd JSON). */
 int runtime_features (char **json, shim_error_t *err);
 
-/* spec: a default config.json in bundle (never over an existing one). */
-int runtime_spec (const char *bundle, shim_error_t *err);
+/* spec: a default config.json in bundle (never over an existing one);
+ * with rootless, as runc spec --rootless: a user namespace mapping root to
+ * the caller, no network namespace, no device rules. */
+int runtime_spec (const char *bundle, bool rootless, shim_error_t *err);
 
 #endif
