@@ -17,8 +17,10 @@
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
 
-/* The verdict to show for a stopped container: the one `run --keep` saved
- * with init's exit status, else one from the watcher's record. */
+/* A stopped container's state: with the verdict `run --keep` saved with
+ * init's exit status (a foreground run's: before this, `state` after `run
+ * --keep` showed no verdict at all), else one from the watcher's record;
+ * a foreground run that left no verdict has none to show. */
 static int
 stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
 {
@@ -39,6 +41,8 @@ stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
       return state_to_json (&r->st, STATUS_STOPPED, extra, 3, out, err);
     }
   shim_error_release (&tmp);
+  if (r->st.foreground)
+    return state_to_json (&r->st, STATUS_STOPPED, NULL, 0, out, err);
   lifecycle_verdict (r->dirfd, &r->st, &r->cg, &v, err);
   /* podman reads <bundle>/oom when it learns of the exit, and asks for the
    * state first: the marker is certain to be there by then. */
@@ -49,7 +53,7 @@ stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
 static int
 state_of (struct container_ref *r, char **out, shim_error_t *err)
 {
-  if (r->status == STATUS_STOPPED && !r->st.foreground)
+  if (r->status == STATUS_STOPPED)
     return stopped_state_json (r, out, err);
   return state_to_json (&r->st, r->status, NULL, 0, out, err);
 }
