@@ -200,7 +200,8 @@ process_setup_terminal (const struct shim_process *p, int console_fd, int sync_f
 }
 
 /* The exec itself.  Only stdio and, for socket activation, LISTEN_FDS
- * reach the process.  CFG->process is the process to run. */
+ * (or --preserve-fds) reach the process.  CFG->process is the process to
+ * run. */
 int
 process_exec (const struct shim_config *cfg, struct security_state *sec, const char *exe, shim_error_t *err)
 {
@@ -214,6 +215,8 @@ process_exec (const struct shim_config *cfg, struct security_state *sec, const c
       if (util_parse_u64 (listen, &n) == 0 && n < 1024)
         keep = (unsigned int) n;
     }
+  if (p->preserve_fds > keep)
+    keep = p->preserve_fds;
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
   /* Capabilities, then the seccomp filter: nothing after it but the exec. */

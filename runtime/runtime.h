@@ -80,6 +80,10 @@ struct runtime_exec_opts
   size_t n_env;
   const char *cwd;           /* or NULL */
   const char *user;          /* UID[:GID], numeric, or NULL */
+  const gid_t *additional_gids; /* added to the process's, n_additional_gids of them */
+  size_t n_additional_gids;
+  unsigned int preserve_fds; /* fds 3..3+N-1 of the caller passed on */
+  const char *cgroup;        /* --cgroup: a sub-cgroup of the container's to run in, or NULL */
   bool tty;
   bool no_new_privs;
   bool detach;
