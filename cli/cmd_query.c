@@ -15,8 +15,9 @@ const char cmd_list_usage[] = "usage: shim list [options]\n"
                               "\n"
                               "  -f, --format table|json        how to print (default: table)\n"
                               "  -q, --quiet                    print the ids only\n";
-const char cmd_ps_usage[] = "usage: shim ps [options] ID\n"
+const char cmd_ps_usage[] = "usage: shim ps [options] ID [PS_ARGS...]\n"
                             "\n"
+                            "  PS_ARGS (e.g. -ef): ps(1)'s table with them, the container's lines only\n"
                             "  -f, --format table|json        how to print (default: table)\n";
 const char cmd_events_usage[] = "usage: shim events [options] ID\n"
                                 "\n"
@@ -112,6 +113,16 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
       }
   if (optind >= argc)
     return shim_error_plain (err, EINVAL, "ps: a container id is required");
+  /* runc's: ps(1)'s own table; --format json is the pid list whatever the
+   * arguments. */
+  if (optind + 1 < argc && !json)
+    {
+      cleanup_free char *table = NULL;
+      if (runtime_ps_table (ctx, argv[optind], argv + optind + 1, (size_t) (argc - optind - 1), &table, err) < 0)
+        return -1;
+      fputs (table, stdout);
+      return 0;
+    }
   if (runtime_ps (ctx, argv[optind], &e, &n, err) < 0)
     {
       runtime_ps_free (e, n);

@@ -130,6 +130,12 @@ int runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps
                 shim_error_t *err);
 void runtime_ps_free (struct runtime_ps_entry *e, size_t n);
 
+/* ps ID PS_ARGS: ps(1) run with ps_args (n_args of them; fork and exec,
+ * bounded in time and size), its table (malloc'd) cut down as runc's: the
+ * header, then the lines whose PID column is one of the container's. */
+int runtime_ps_table (const struct runtime_ctx *ctx, const char *id, char *const *ps_args, size_t n_args,
+                      char **table, shim_error_t *err);
+
 /* events: one JSON line (no newline) per event, to emit: with stats_once
  * one stats event; else the container's oom events as they happen and its
  * stats every interval_ms, until its cgroup is empty or gone. */
