@@ -640,7 +640,11 @@ v2_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *er
   if (cgroup_required_controllers (r) & ~have)
     return shim_error_plain (err, ENOTSUP, "cannot enforce the %s limit: the controller is not enabled for cgroup `%s`",
                              cgroup_first_ctrl (cgroup_required_controllers (r) & ~have), cg->path);
-  return apply_resources (cg->dirfd, r, have, err);
+  if (apply_resources (cg->dirfd, r, have, err) < 0)
+    return -1;
+  /* Device rules given to update replace the container's (they were
+   * silently dropped before). */
+  return r->has_devices ? cgroup_devices_apply (cg->dirfd, r->devices, r->n_devices, err) : 0;
 }
 
 static int
