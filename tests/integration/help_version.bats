@@ -90,7 +90,7 @@ options_in_help() {
 			case $ph in
 			'') arg=() ;;
 			SIZE) arg=(1M) ;;
-			BYTES | N) arg=(1) ;;
+			BYTES | N | GID) arg=(1) ;;
 			DURATION) arg=(1s) ;;
 			'table|json') arg=(json) ;;
 			KEY=VALUE) arg=(A=1) ;;
