@@ -17,8 +17,8 @@ const char cmd_list_usage[] = "usage: shim list [options]\n"
                               "  -f, --format table|json        how to print (default: table)\n"
                               "  -q, --quiet                    print the ids only\n";
 const char cmd_ps_usage[] = "usage: shim ps [options] ID [PS_ARGS...]\n"
+                            "       with PS_ARGS (e.g. -ef): ps(1)'s table, the container's lines only\n"
                             "\n"
-                            "  PS_ARGS (e.g. -ef): ps(1)'s table with them, the container's lines only\n"
                             "  -f, --format table|json        how to print (default: table)\n";
 const char cmd_events_usage[] = "usage: shim events [options] ID\n"
                                 "\n"
