@@ -15,6 +15,24 @@ setup() {
 	sh_cmd 'exec sleep 1000'
 }
 
+# A test that fails before delete leaves its sub-cgroup, which would keep
+# the container's from being removed: emptied and removed first (when the
+# test passes, delete has removed it).
+teardown() {
+	local sub
+	sub=$(cgroup2_mount)/shim/$ID/sub
+	if [ -d "$sub" ]; then
+		echo 1 >"$sub/cgroup.kill" 2>/dev/null || true
+		timeout 10 sh -c 'until [ ! -s "$1/cgroup.procs" ]; do sleep 0.05; done' _ "$sub" || true
+		rmdir "$sub" || true
+	fi
+	local p
+	for p in ${BG_PIDS[@]+"${BG_PIDS[@]}"}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	shim_teardown
+}
+
 @test "exec --preserve-fds 2: fds 3 and 4 reach the process, fd 5 does not" {
 	ct_up
 	echo three >"$T/3"
