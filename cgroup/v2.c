@@ -210,26 +210,49 @@ apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_
   return 0;
 }
 
-/* Why controller CTRL is not in the container's cgroup: the first ancestor
- * that does not have it available names the culprit. */
-static char *
-explain_missing (const char *mp, const char *path, unsigned bit)
+/* Every controller of MASK by name, in BUF: "memory", "memory and pids",
+ * "memory, pids and cpu"; each between backticks with quoted.  Returns
+ * whether there are several (for the plural). */
+static bool
+ctrl_names (unsigned mask, bool quoted, char *buf, size_t size)
 {
-  char *why = NULL;
-  const char *name = cgroup_first_ctrl (bit);
+  size_t i, n = 0, total = 0, len = 0;
+  const char *q = quoted ? "`" : "";
+
+  for (i = 0; i < CGROUP_N_CTRL; i++)
+    total += (mask >> i) & 1u;
+  buf[0] = '\0';
+  for (i = 0; i < CGROUP_N_CTRL && len < size; i++)
+    if (mask & (1u << i))
+      {
+        n++;
+        len += (size_t) snprintf (buf + len, size - len, "%s%s%s%s", n == 1 ? "" : n == total ? " and " : ", ", q,
+                                  cgroup_ctrl_names[i], q);
+      }
+  return total > 1;
+}
+
+/* Why the controllers of MASK are not in the container's cgroup: the
+ * first ancestor that does not have them available names the culprit. */
+static char *
+explain_missing (const char *mp, const char *path, unsigned mask)
+{
+  char *why = NULL, names[128];
+  bool several = ctrl_names (mask, true, names, sizeof (names));
+  const char *are = several ? "controllers are" : "controller is";
   if (strcmp (mp, "/sys/fs/cgroup/unified") == 0)
     {
       if (asprintf (&why,
-                    "the `%s` controller is not on the cgroup v2 hierarchy (%s): this host is "
+                    "the %s %s not on the cgroup v2 hierarchy (%s): this host is "
                     "hybrid, its controllers are bound to cgroup v1, which shim does not use",
-                    name, mp)
+                    names, are, mp)
           < 0)
         return NULL;
     }
   else if (asprintf (&why,
-                     "the `%s` controller is not available in cgroup `%s`: it is not enabled "
+                     "the %s %s not available in cgroup `%s`: %s not enabled "
                      "in an ancestor's cgroup.subtree_control (not delegated)",
-                     name, path)
+                     names, are, path, several ? "they are" : "it is")
            < 0)
     return NULL;
   return why;
@@ -406,15 +429,18 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
   if (ret == 0 && (required & ~have))
     {
       cleanup_free char *why = explain_missing (mp, out->path, required & ~have);
+      char names[128];
+      /* Every limit dropped is named, not only the first. */
+      bool several = ctrl_names (required & ~have, false, names, sizeof (names));
       if (!spec->allow_unenforced)
         ret = shim_error_plain (err, ENOTSUP,
-                                "linux.resources: cannot enforce the %s limit: %s; "
-                                "--allow-unenforced-limits runs without it",
-                                cgroup_first_ctrl (required & ~have), why ? why : "");
+                                "linux.resources: cannot enforce the %s limit%s: %s; "
+                                "--allow-unenforced-limits runs without %s",
+                                names, several ? "s" : "", why ? why : "", several ? "them" : "it");
       else
         {
-          log_msg (LOG_WARNING, "linux.resources: the %s limit is NOT enforced: %s", cgroup_first_ctrl (required & ~have),
-                   why ? why : "");
+          log_msg (LOG_WARNING, "linux.resources: the %s limit%s NOT enforced: %s", names,
+                   several ? "s are" : " is", why ? why : "");
           out->unenforced_reason = steal_pointer (&why);
         }
     }
@@ -662,9 +688,17 @@ v2_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *er
   /* As at create: a limit the cgroup cannot enforce is an error, never a
    * silent success (the update has no --allow-unenforced-limits). */
   if (cgroup_required_controllers (r) & ~have)
-    return shim_error_plain (err, ENOTSUP, "cannot enforce the %s limit: the controller is not enabled for cgroup `%s`",
-                             cgroup_first_ctrl (cgroup_required_controllers (r) & ~have), cg->path);
-  return apply_resources (cg->dirfd, r, have, err);
+    {
+      char names[128];
+      bool several = ctrl_names (cgroup_required_controllers (r) & ~have, false, names, sizeof (names));
+      return shim_error_plain (err, ENOTSUP, "cannot enforce the %s limit%s: the controller%s not enabled for cgroup `%s`",
+                               names, several ? "s" : "", several ? "s are" : " is", cg->path);
+    }
+  if (apply_resources (cg->dirfd, r, have, err) < 0)
+    return -1;
+  /* Device rules given to update replace the container's (they were
+   * silently dropped before). */
+  return r->has_devices ? cgroup_devices_apply (cg->dirfd, r->devices, r->n_devices, err) : 0;
 }
 
 static int

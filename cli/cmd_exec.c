@@ -2,11 +2,13 @@
 /* exec: another process in a running container (runtime/exec.c says which
  * process). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/util.h"
 
 const char cmd_exec_usage[] = "usage: shim exec [options] ID COMMAND [ARG]...\n"
                               "       shim exec [options] --process FILE ID\n"
@@ -21,12 +23,12 @@ const char cmd_exec_usage[] = "usage: shim exec [options] ID COMMAND [ARG]...\n"
                               "  -u, --user UID[:GID]           run as this user\n"
                               "      --no-new-privs             set no_new_privs\n"
                               "      --ignore-paused            exec even if the container is paused\n"
-                              "  -g, --additional-gids GIDS     accepted for runc; no effect here\n"
-                              "      --preserve-fds N           accepted for runc; no effect here\n"
+                              "  -g, --additional-gids GID      add a supplementary group (repeatable)\n"
+                              "      --preserve-fds N           pass fds 3 to 3+N-1 on to the process\n"
                               "      --process-label LABEL      accepted for runc; no effect here\n"
                               "      --apparmor PROFILE         accepted for runc; no effect here\n"
                               "      --cap CAP                  accepted for runc; no effect here\n"
-                              "      --cgroup PATH              accepted for runc; no effect here\n";
+                              "      --cgroup PATH              run in this cgroup under the container's\n";
 
 static void
 cleanup_envp (char ***v)
@@ -34,10 +36,47 @@ cleanup_envp (char ***v)
   free (*v);
 }
 
+static void
+cleanup_gidsp (gid_t **v)
+{
+  free (*v);
+}
+
+/* -g GID, repeatable, numeric as runc's. */
+static int
+add_gid (const char *s, gid_t **gids, size_t *n, shim_error_t *err)
+{
+  uint64_t v;
+  gid_t *nv;
+
+  if (util_parse_u64 (s, &v) < 0 || v >= UINT32_MAX)
+    return shim_error_plain (err, EINVAL, "exec: --additional-gids `%s`: a numeric group id", s);
+  nv = realloc (*gids, (*n + 1) * sizeof (gid_t));
+  if (nv == NULL)
+    return shim_error_errno (err, "exec");
+  *gids = nv;
+  nv[(*n)++] = (gid_t) v;
+  return 0;
+}
+
+/* --preserve-fds N: fds 3 to 3+N-1 must be open, or the process would
+ * silently get none of them.  Checked once the options are parsed, so
+ * that --help still wins. */
+static int
+check_preserved_fds (unsigned int n, shim_error_t *err)
+{
+  unsigned int i;
+
+  for (i = 0; i < n; i++)
+    if (fcntl ((int) (3 + i), F_GETFD) < 0)
+      return shim_error_errno (err, "exec: --preserve-fds %u: fd %u", n, 3 + i);
+  return 0;
+}
+
 int
 cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
-  enum { O_CWD = 256, O_NNP, O_IGNORED, O_IGNORED_ARG, O_IGNORE_PAUSED };
+  enum { O_CWD = 256, O_NNP, O_IGNORED, O_IGNORED_ARG, O_IGNORE_PAUSED, O_PRESERVE_FDS, O_CGROUP };
   static const struct option opts[] = {
     { "process", required_argument, NULL, 'p' },
     { "detach", no_argument, NULL, 'd' },
@@ -50,16 +89,17 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
     { "additional-gids", required_argument, NULL, 'g' },
     { "no-new-privs", no_argument, NULL, O_NNP },
     { "ignore-paused", no_argument, NULL, O_IGNORE_PAUSED },
+    { "preserve-fds", required_argument, NULL, O_PRESERVE_FDS },
+    { "cgroup", required_argument, NULL, O_CGROUP },
     /* runc's, accepted: shim's exec has no other meaning for them. */
-    { "preserve-fds", required_argument, NULL, O_IGNORED_ARG },
     { "process-label", required_argument, NULL, O_IGNORED_ARG },
     { "apparmor", required_argument, NULL, O_IGNORED_ARG },
     { "cap", required_argument, NULL, O_IGNORED_ARG },
-    { "cgroup", required_argument, NULL, O_IGNORED_ARG },
     CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   __attribute__ ((cleanup (cleanup_envp))) char **envs = NULL;
+  __attribute__ ((cleanup (cleanup_gidsp))) gid_t *gids = NULL;
   struct runtime_exec_opts o = { 0 };
   int c, exit_code;
 
@@ -89,16 +129,34 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
       case 'u': o.user = optarg; break;
       case O_NNP: o.no_new_privs = true; break;
       case O_IGNORE_PAUSED: o.ignore_paused = true; break;
-      case 'g': case O_IGNORED_ARG: break;
+      case 'g':
+        if (add_gid (optarg, &gids, &o.n_additional_gids, err) < 0)
+          return -1;
+        o.additional_gids = gids;
+        break;
+      case O_PRESERVE_FDS:
+        {
+          uint64_t v;
+          if (util_parse_u64 (optarg, &v) < 0 || v > 1024)
+            return shim_error_plain (err, EINVAL, "exec: --preserve-fds `%s`: a number of fds", optarg);
+          o.preserve_fds = (unsigned int) v;
+          break;
+        }
+      case O_CGROUP: o.cgroup = optarg; break;
+      case O_IGNORED_ARG: break;
       case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "exec: unknown option `%s`", argv[optind - 1]);
       }
+  if (check_preserved_fds (o.preserve_fds, err) < 0)
+    return -1;
   if (optind >= argc)
     return shim_error_plain (err, EINVAL, "exec: a container id is required");
   o.id = argv[optind++];
   o.args = argv + optind;
   o.n_args = (size_t) (argc - optind);
+  /* runc's: an exec that fails (refused, no such binary) exits 255, which
+   * tells it from the process's own exit codes. */
   if (runtime_exec (ctx, &o, &exit_code, err) < 0)
-    return -1;
+    return CMD_FAILED_255;
   return exit_code;
 }

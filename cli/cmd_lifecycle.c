@@ -63,7 +63,7 @@ cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
     CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
-  struct runtime_create_opts o = { .bundle = "." };
+  struct runtime_create_opts o = { .bundle = ".", .allow_unenforced = ctx->allow_unenforced };
   int c;
 
   opterr = 0;

@@ -2,6 +2,7 @@
 /* state, list, ps, events: reading a container without changing it. */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@ const char cmd_list_usage[] = "usage: shim list [options]\n"
                               "\n"
                               "  -f, --format table|json        how to print (default: table)\n"
                               "  -q, --quiet                    print the ids only\n";
-const char cmd_ps_usage[] = "usage: shim ps [options] ID\n"
+const char cmd_ps_usage[] = "usage: shim ps [options] ID [PS_ARGS...]\n"
+                            "       with PS_ARGS (e.g. -ef): ps(1)'s table, the container's lines only\n"
                             "\n"
                             "  -f, --format table|json        how to print (default: table)\n";
 const char cmd_events_usage[] = "usage: shim events [options] ID\n"
@@ -37,6 +39,74 @@ cmd_state (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *e
     return -1;
   printf ("%s\n", json);
   return 0;
+}
+
+/* The owner column as runc's: the user's name, or #UID. */
+static void
+owner_name (uid_t uid, char *buf, size_t size)
+{
+  struct passwd pw, *res = NULL;
+  char tmp[1024];
+
+  if (getpwuid_r (uid, &pw, tmp, sizeof (tmp), &res) == 0 && res != NULL)
+    snprintf (buf, size, "%s", res->pw_name);
+  else
+    snprintf (buf, size, "#%u", (unsigned) uid);
+}
+
+#define LIST_COLUMNS 6
+
+/* One row of the table: each column padded to its width, the last not. */
+static void
+print_row (const char *const *v, const size_t *width)
+{
+  size_t c;
+  for (c = 0; c + 1 < LIST_COLUMNS; c++)
+    printf ("%-*s", (int) width[c], v[c]);
+  printf ("%s\n", v[c]);
+}
+
+/* The values of E's row; p and owner are the caller's buffers. */
+static void
+row_values (const struct runtime_list_entry *e, char (*p)[16], char (*owner)[64], const char **v)
+{
+  snprintf (*p, sizeof (*p), "%d", (int) e->pid);
+  owner_name (e->owner, *owner, sizeof (*owner));
+  v[0] = e->id;
+  v[1] = *p;
+  v[2] = e->status;
+  v[3] = e->bundle;
+  v[4] = e->created;
+  v[5] = *owner;
+}
+
+/* runc's table (Go's tabwriter: columns at least 12 wide, 3 spaces
+ * between), aligned whatever the length of an id or a bundle. */
+static void
+print_list_table (const struct runtime_list_entry *e, size_t n)
+{
+  static const char *const header[LIST_COLUMNS] = { "ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER" };
+  const char *v[LIST_COLUMNS];
+  size_t width[LIST_COLUMNS], i, c;
+  char p[16], owner[64];
+
+  for (c = 0; c < LIST_COLUMNS; c++)
+    width[c] = strlen (header[c]);
+  for (i = 0; i < n; i++)
+    {
+      row_values (&e[i], &p, &owner, v);
+      for (c = 0; c < LIST_COLUMNS; c++)
+        if (strlen (v[c]) > width[c])
+          width[c] = strlen (v[c]);
+    }
+  for (c = 0; c < LIST_COLUMNS; c++)
+    width[c] = width[c] + 3 < 12 ? 12 : width[c] + 3;
+  print_row (header, width);
+  for (i = 0; i < n; i++)
+    {
+      row_values (&e[i], &p, &owner, v);
+      print_row (v, width);
+    }
 }
 
 int
@@ -71,20 +141,19 @@ cmd_list (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
       runtime_list_free (e, n);
       return -1;
     }
-  if (json)
-    printf ("[");
-  else if (!quiet)
-    printf ("%-24s %-8s %-10s %-40s %-30s %s\n", "ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER");
-  for (i = 0; i < n; i++)
-    if (quiet)
+  /* runc's: -q wins over --format. */
+  if (quiet)
+    for (i = 0; i < n; i++)
       printf ("%s\n", e[i].id);
-    else if (json)
-      printf ("%s%s", i == 0 ? "" : ",", e[i].state_json);
-    else
-      printf ("%-24s %-8d %-10s %-40s %-30s %s\n", e[i].id, (int) e[i].pid, e[i].status, e[i].bundle,
-              e[i].created, e[i].owner == 0 ? "root" : "-");
-  if (json)
-    printf ("]\n");
+  else if (json)
+    {
+      printf ("[");
+      for (i = 0; i < n; i++)
+        printf ("%s%s", i == 0 ? "" : ",", e[i].state_json);
+      printf ("]\n");
+    }
+  else
+    print_list_table (e, n);
   runtime_list_free (e, n);
   return 0;
 }
@@ -112,6 +181,16 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
       }
   if (optind >= argc)
     return shim_error_plain (err, EINVAL, "ps: a container id is required");
+  /* runc's: ps(1)'s own table; --format json is the pid list whatever the
+   * arguments. */
+  if (optind + 1 < argc && !json)
+    {
+      cleanup_free char *table = NULL;
+      if (runtime_ps_table (ctx, argv[optind], argv + optind + 1, (size_t) (argc - optind - 1), &table, err) < 0)
+        return -1;
+      fputs (table, stdout);
+      return 0;
+    }
   if (runtime_ps (ctx, argv[optind], &e, &n, err) < 0)
     {
       runtime_ps_free (e, n);

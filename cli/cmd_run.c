@@ -98,7 +98,11 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
       {
       case 'b': o->r.c.bundle = optarg; break;
       case 'P': o->r.c.no_pivot = true; break;
-      case 'j': o->json = true; break;
+      case 'j':
+        /* From here on, so that an error in the options is JSON too. */
+        o->json = true;
+        log_stderr_json ();
+        break;
       case 'U': o->r.c.allow_unenforced = true; break;
       case 'd': o->r.detach = true; break;
       case 'k': o->r.keep = true; break;
@@ -136,6 +140,7 @@ cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err
   int exit_code, ret;
 
   o.r.opaque = &o.json;
+  o.r.c.allow_unenforced = ctx->allow_unenforced;
   ret = parse_run_opts (argc, argv, &o, err);
   if (ret != 0)
     return ret;

@@ -12,7 +12,8 @@ const char cmd_features_usage[] = "usage: shim features\n"
                                   "\n";
 const char cmd_spec_usage[] = "usage: shim spec [options]\n"
                               "\n"
-                              "  -b, --bundle DIR               where to write config.json (default: .)\n";
+                              "  -b, --bundle DIR               where to write config.json (default: .)\n"
+                              "      --rootless                 for a user namespace: root is the caller\n";
 
 int
 cmd_features (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
@@ -36,10 +37,12 @@ cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
 {
   static const struct option opts[] = {
     { "bundle", required_argument, NULL, 'b' },
+    { "rootless", no_argument, NULL, 'R' },
     CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
   };
   const char *bundle = ".";
+  bool rootless = false;
   int c;
 
   (void) ctx;
@@ -48,8 +51,12 @@ cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
     switch (c)
       {
       case 'b': bundle = optarg; break;
+      case 'R': rootless = true; break;
       case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "spec: unknown option `%s`", argv[optind - 1]);
       }
-  return runtime_spec (bundle, err);
+  if (optind < argc)
+    return shim_error_plain (err, EINVAL, "spec: unexpected argument `%s`: takes no arguments (see --bundle)",
+                             argv[optind]);
+  return runtime_spec (bundle, rootless, err);
 }

@@ -15,6 +15,10 @@ typedef int (*cli_handler) (const struct runtime_ctx *ctx, int argc, char **argv
 /* A handler's return when --help or -h was among its options (before its
  * operands): main prints the command's usage from the table, exit 0. */
 #define CMD_HELP (-2)
+/* A handler's return when *err is set and the command failed as runc's
+ * exec does: main prints the error, exit 255 (a process's own exit code
+ * passes through as the handler's return). */
+#define CMD_FAILED_255 (-3)
 /* --help in each command's getopt_long table ('h' in its short options). */
 #define CMD_HELP_OPTION { "help", no_argument, NULL, 'h' }
 

@@ -2,6 +2,7 @@
 /* main(): global options, then one command from the table.  The only place
  * that prints an error. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,7 @@ usage (FILE *f)
               "      --log-format text|json     the log's format (default: text)\n"
               "      --debug                    log debug lines too\n"
               "      --systemd-cgroup           read cgroupsPath as slice:prefix:name\n"
+              "      --allow-unenforced-limits  as create's and run's option (for podman's --runtime-flag)\n"
               "      --criu PATH, --rootless B  accepted for runc; no effect here\n"
               "  -v, --version                  print the version\n"
               "  -h, --help                     print this help\n"
@@ -105,6 +107,14 @@ help (int argc, char **argv)
   return 0;
 }
 
+/* SIGPIPE's handler: none, so that a write to a closed pipe fails with
+ * EPIPE instead of killing the runtime. */
+static void
+on_sigpipe (int sig)
+{
+  (void) sig;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -115,6 +125,8 @@ main (int argc, char **argv)
     { "log-format", required_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
     { "systemd-cgroup", no_argument, NULL, 's' },
+    /* podman's `--runtime-flag allow-unenforced-limits` puts it here. */
+    { "allow-unenforced-limits", no_argument, NULL, 'U' },
     { "version", no_argument, NULL, 'v' },
     /* runc's, accepted as engines pass them: no checkpointing here, and
      * rootless mode is decided by the config's user namespace. */
@@ -128,8 +140,15 @@ main (int argc, char **argv)
   const char *log = NULL, *log_format = "text";
   bool debug = false;
   shim_error_t err = NULL;
+  struct sigaction pipe_sa = { .sa_handler = on_sigpipe, .sa_flags = SA_RESTART };
   int c, ret;
 
+  /* `shim run ... 2>&1 | head -1`: a reader gone must never cost the
+   * container's teardown; what is printed then is lost, nothing else.  A
+   * handler rather than SIG_IGN: execve resets it, so neither the
+   * container, nor a hook, nor ps(1) inherits an ignored SIGPIPE. */
+  sigemptyset (&pipe_sa.sa_mask);
+  sigaction (SIGPIPE, &pipe_sa, NULL);
   /* '+': stop at the command, whose own options follow it. */
   while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1)
     switch (c)
@@ -139,6 +158,7 @@ main (int argc, char **argv)
       case 'f': log_format = optarg; break;
       case 'd': debug = true; break;
       case 's': ctx.systemd_cgroup = true; break;
+      case 'U': ctx.allow_unenforced = true; break;
       case 'I': break;
       case 'v':
         /* runc's three lines, which scripts parse. */
@@ -186,7 +206,7 @@ main (int argc, char **argv)
   if (ret < 0)
     {
       log_error_release (&err);
-      return 1;
+      return ret == CMD_FAILED_255 ? 255 : 1;
     }
   return ret;
 }

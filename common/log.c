@@ -15,6 +15,8 @@
 static int log_fd = -1;
 static bool log_json;
 static bool debug_on;
+/* log_stderr_json: every line on stderr is a JSON record. */
+static bool stderr_json;
 static const char *prog = "shim";
 
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
@@ -34,6 +36,12 @@ log_init (const char *program, const char *path, const char *format, bool debug,
         return shim_error_errno (err, "--log `%s`", path);
     }
   return 0;
+}
+
+void
+log_stderr_json (void)
+{
+  stderr_json = true;
 }
 
 bool
@@ -132,7 +140,7 @@ write_record (int fd, enum log_level level, const char *msg)
   char when[UTIL_RFC3339_LEN];
 
   util_rfc3339_now (when, sizeof when);
-  if (log_json)
+  if (log_json || (fd == STDERR_FILENO && stderr_json))
     write_json_record (fd, level, msg, when);
   else
     write_text_record (fd, level, msg, when);
@@ -142,7 +150,8 @@ write_record (int fd, enum log_level level, const char *msg)
  * without one.  Info and debug lines are only ever log records (debug with
  * --debug; info on stderr with --debug only, a person is reading).  Errors
  * and warnings are for whoever ran shim too: always on stderr, as
- * "shim: msg", unless stderr is itself the JSON log. */
+ * "shim: msg", unless stderr is itself the JSON log (or `run --json` made
+ * every line there JSON). */
 static void
 emit (enum log_level level, const char *msg)
 {
@@ -152,11 +161,13 @@ emit (enum log_level level, const char *msg)
     return;
   if (!stderr_is_log)
     write_record (log_fd, level, msg);
-  if (stderr_is_log && (level > LOG_WARNING || log_json))
+  if (stderr_is_log && (level > LOG_WARNING || log_json || stderr_json))
     {
       if (level <= LOG_WARNING || debug_on)
         write_record (STDERR_FILENO, level, msg);
     }
+  else if (level <= LOG_WARNING && stderr_json)
+    write_record (STDERR_FILENO, level, msg);
   else if (level <= LOG_WARNING)
     {
       cleanup_free char *line = NULL;

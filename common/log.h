@@ -22,6 +22,10 @@ enum log_level
 
 /* path may be NULL (stderr only); format is "text" or "json". */
 int log_init (const char *program, const char *path, const char *format, bool debug, shim_error_t *err);
+/* `run --json`: from now on every line the log writes on stderr is a JSON
+ * record (errors and warnings too, as with --log-format json), whatever
+ * --log and --log-format say, so that `2>&1 | jq` always works. */
+void log_stderr_json (void);
 bool log_debug_enabled (void);
 void log_msg (enum log_level level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 /* Print an error in the one place that does, and release it. */

@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -131,9 +133,49 @@ make_process (const struct runtime_exec_opts *o, struct shim_config *cfg, struct
     }
   if (o->user && parse_user (o->user, proc, err) < 0)
     return -1;
+  if (o->n_additional_gids > 0)
+    {
+      gid_t *g = realloc (proc->additional_gids, (proc->n_additional_gids + o->n_additional_gids) * sizeof (gid_t));
+      if (g == NULL)
+        return shim_error_errno (err, "exec");
+      memcpy (g + proc->n_additional_gids, o->additional_gids, o->n_additional_gids * sizeof (gid_t));
+      proc->additional_gids = g;
+      proc->n_additional_gids += o->n_additional_gids;
+    }
+  proc->preserve_fds = o->preserve_fds;
   if (o->no_new_privs)
     proc->no_new_privileges = true;
   return 0;
+}
+
+/* --cgroup PATH: a cgroup under the container's, which must exist (as
+ * runc); resolved beneath the container's cgroup, never out of it.  runc's
+ * CONTROLLER:PATH form is for cgroup v1's separate hierarchies. */
+static int
+open_sub_cgroup (int cgroup_fd, const char *sub, shim_error_t *err)
+{
+  struct open_how how = {
+    .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+  };
+  const char *rel = sub + strspn (sub, "/");
+  int fd;
+
+  if (strchr (sub, ':') != NULL)
+    return shim_error_plain (err, EINVAL,
+                             "exec: --cgroup `%s`: CONTROLLER:PATH is for cgroup v1; the container's cgroup is "
+                             "cgroup v2: give the path alone",
+                             sub);
+  if (cgroup_fd < 0)
+    return shim_error_plain (err, ENOENT, "exec: --cgroup `%s`: the container has no cgroup", sub);
+  if (*rel == '\0')
+    rel = ".";
+  fd = (int) syscall (SYS_openat2, cgroup_fd, rel, &how, sizeof (how));
+  if (fd < 0 && errno == EXDEV)
+    return shim_error_plain (err, EXDEV, "exec: --cgroup `%s`: not under the container's cgroup", sub);
+  if (fd < 0)
+    return shim_error_errno (err, "exec: --cgroup `%s`: a cgroup under the container's", sub);
+  return fd;
 }
 
 int
@@ -143,7 +185,7 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
   __attribute__ ((cleanup (cleanup_processp))) struct shim_process proc = { 0 };
   cleanup_config struct shim_config *cfg = NULL;
-  cleanup_close int console_fd = -1, sigfd = -1;
+  cleanup_close int console_fd = -1, sigfd = -1, sub_cgroup = -1;
   struct container_proc cp = { .pid = -1, .pidfd = -1, .pty_master = -1 };
   struct exec_opts eo = { .console_fd = -1, .detach = o->detach, .id = o->id, .sigfd = -1 };
   int status = 0, ret;
@@ -168,6 +210,8 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   else if (proc.terminal && supervise_need_terminal (o->tty ? "exec --tty" : "process.terminal", err) < 0)
     return -1;
   eo.cgroup_fd = r.cg.dirfd;
+  if (o->cgroup && (eo.cgroup_fd = sub_cgroup = open_sub_cgroup (r.cg.dirfd, o->cgroup, err)) < 0)
+    return -1;
   if (!eo.detach && (sigfd = supervise_signals_fd (err)) < 0)
     return -1;
   eo.sigfd = sigfd;

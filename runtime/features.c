@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* features and spec: what this runtime implements, and a config.json to
- * start from. */
+/* features: what this runtime implements (runtime/spec.c writes the
+ * config.json to start from). */
 #include "runtime/runtime.h"
 
 #include <errno.h>
@@ -138,72 +138,5 @@ runtime_features (char **json, shim_error_t *err)
        && yajl_gen_get_buf (y, &buf, &len) == yajl_gen_status_ok;
   if (!ok || (*json = strndup ((const char *) buf, len)) == NULL)
     return shim_error_plain (err, ENOMEM, "features");
-  return 0;
-}
-
-/* runc spec's default, for the rootfs next to it. */
-static const char default_spec[] =
-  "{\n"
-  "  \"ociVersion\": \"1.2.0\",\n"
-  "  \"process\": {\n"
-  "    \"terminal\": true,\n"
-  "    \"user\": { \"uid\": 0, \"gid\": 0 },\n"
-  "    \"args\": [ \"sh\" ],\n"
-  "    \"env\": [ \"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\", \"TERM=xterm\" ],\n"
-  "    \"cwd\": \"/\",\n"
-  "    \"rlimits\": [ { \"type\": \"RLIMIT_NOFILE\", \"hard\": 1024, \"soft\": 1024 } ],\n"
-  "    \"noNewPrivileges\": true\n"
-  "  },\n"
-  "  \"root\": { \"path\": \"rootfs\", \"readonly\": true },\n"
-  "  \"hostname\": \"shim\",\n"
-  "  \"mounts\": [\n"
-  "    { \"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\" },\n"
-  "    { \"destination\": \"/dev\", \"type\": \"tmpfs\", \"source\": \"tmpfs\",\n"
-  "      \"options\": [ \"nosuid\", \"strictatime\", \"mode=755\", \"size=65536k\" ] },\n"
-  "    { \"destination\": \"/dev/pts\", \"type\": \"devpts\", \"source\": \"devpts\",\n"
-  "      \"options\": [ \"nosuid\", \"noexec\", \"newinstance\", \"ptmxmode=0666\", \"mode=0620\", \"gid=5\" ] },\n"
-  "    { \"destination\": \"/dev/shm\", \"type\": \"tmpfs\", \"source\": \"shm\",\n"
-  "      \"options\": [ \"nosuid\", \"noexec\", \"nodev\", \"mode=1777\", \"size=65536k\" ] },\n"
-  "    { \"destination\": \"/dev/mqueue\", \"type\": \"mqueue\", \"source\": \"mqueue\",\n"
-  "      \"options\": [ \"nosuid\", \"noexec\", \"nodev\" ] },\n"
-  "    { \"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\",\n"
-  "      \"options\": [ \"nosuid\", \"noexec\", \"nodev\", \"ro\" ] },\n"
-  "    { \"destination\": \"/sys/fs/cgroup\", \"type\": \"cgroup2\", \"source\": \"cgroup\",\n"
-  "      \"options\": [ \"nosuid\", \"noexec\", \"nodev\", \"relatime\", \"ro\" ] }\n"
-  "  ],\n"
-  "  \"linux\": {\n"
-  "    \"resources\": { \"devices\": [ { \"allow\": false, \"access\": \"rwm\" } ] },\n"
-  "    \"namespaces\": [ { \"type\": \"pid\" }, { \"type\": \"network\" }, { \"type\": \"ipc\" },\n"
-  "                    { \"type\": \"uts\" }, { \"type\": \"mount\" }, { \"type\": \"cgroup\" } ],\n"
-  "    \"maskedPaths\": [ \"/proc/acpi\", \"/proc/asound\", \"/proc/kcore\", \"/proc/keys\",\n"
-  "      \"/proc/latency_stats\", \"/proc/timer_list\", \"/proc/timer_stats\", \"/proc/sched_debug\",\n"
-  "      \"/sys/firmware\", \"/proc/scsi\" ],\n"
-  "    \"readonlyPaths\": [ \"/proc/bus\", \"/proc/fs\", \"/proc/irq\", \"/proc/sys\",\n"
-  "      \"/proc/sysrq-trigger\" ]\n"
-  "  }\n"
-  "}\n";
-
-int
-runtime_spec (const char *bundle, shim_error_t *err)
-{
-  cleanup_close int dfd = -1, fd = -1;
-  size_t off = 0, len = sizeof (default_spec) - 1;
-
-  dfd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0)
-    return shim_error_errno (err, "bundle `%s`", bundle);
-  /* As runc: an existing config.json is never overwritten. */
-  fd = openat (dfd, "config.json", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return shim_error_errno (err, "`%s/config.json`", bundle);
-  while (off < len)
-    {
-      ssize_t w = write (fd, default_spec + off, len - off);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0)
-        return shim_error_errno (err, "write `%s/config.json`", bundle);
-      off += (size_t) w;
-    }
   return 0;
 }

@@ -228,8 +228,8 @@ process_setup_terminal (const struct shim_process *p, int console_fd, int sync_f
   return 0;
 }
 
-/* Only stdio and, for socket activation, LISTEN_FDS reach the process;
- * then the capabilities and the seccomp filter. */
+/* Only stdio and, for socket activation, LISTEN_FDS (or --preserve-fds)
+ * reach the process; then the capabilities and the seccomp filter. */
 int
 process_exec_prepare (const struct shim_config *cfg, struct security_state *sec, shim_error_t *err)
 {
@@ -245,6 +245,8 @@ process_exec_prepare (const struct shim_config *cfg, struct security_state *sec,
       if (util_parse_u64 (listen, &n) == 0 && n < 1024)
         keep = (unsigned int) n;
     }
+  if (p->preserve_fds > keep)
+    keep = p->preserve_fds;
   if (syscall (SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return shim_error_errno (err, "close_range");
   return security_apply (cfg, sec, err);

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,8 +19,10 @@
 #include "runtime/lifecycle_internal.h"
 #include "verdict/input.h"
 
-/* The verdict to show for a stopped container: the one `run --keep` saved
- * with init's exit status, else one from the watcher's record. */
+/* A stopped container's state: with the verdict `run --keep` saved with
+ * init's exit status (a foreground run's: before this, `state` after `run
+ * --keep` showed no verdict at all), else one from the watcher's record;
+ * a foreground run that left no verdict has none to show. */
 static int
 stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
 {
@@ -40,6 +43,8 @@ stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
       return state_to_json (&r->st, STATUS_STOPPED, extra, 3, out, err);
     }
   shim_error_release (&tmp);
+  if (r->st.foreground)
+    return state_to_json (&r->st, STATUS_STOPPED, NULL, 0, out, err);
   lifecycle_verdict (r->dirfd, &r->st, &r->cg, &v, err);
   /* podman reads <bundle>/oom when it learns of the exit, and asks for the
    * state first: the marker is certain to be there by then. */
@@ -50,7 +55,7 @@ stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
 static int
 state_of (struct container_ref *r, char **out, shim_error_t *err)
 {
-  if (r->status == STATUS_STOPPED && !r->st.foreground)
+  if (r->status == STATUS_STOPPED)
     return stopped_state_json (r, out, err);
   return state_to_json (&r->st, r->status, NULL, 0, out, err);
 }
@@ -202,40 +207,75 @@ runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps_ent
   return 0;
 }
 
-/* runc's stats event: memory, pids and cpu of the cgroup. */
+/* KEY's value in a flat keyed file's text (cpu.stat), or 0. */
+static uint64_t
+keyed_value (const char *text, const char *key)
+{
+  size_t klen = strlen (key);
+  const char *p = text;
+  uint64_t v = 0;
+
+  while (p && *p)
+    {
+      if (strncmp (p, key, klen) == 0 && p[klen] == ' ')
+        {
+          sscanf (p + klen + 1, "%" SCNu64, &v);
+          return v;
+        }
+      p = strchr (p, '\n');
+      if (p)
+        p++;
+    }
+  return 0;
+}
+
+/* A single number (memory.current) or a limit ("max": 0, as this stream
+ * always said) of the cgroup, 0 when the file is missing. */
+static uint64_t
+cg_value (int cgfd, const char *file, bool limit)
+{
+  cleanup_free char *text = NULL;
+  shim_error_t tmp = NULL;
+  uint64_t v = 0;
+
+  if (util_read_file_at (cgfd, file, &text, NULL, &tmp) == 0)
+    {
+      if (!limit)
+        util_parse_u64 (text, &v);
+      else if (cg_parse_limit_file (file, text, &v, &tmp) < 0 || v == CG_UNLIMITED)
+        v = 0;
+    }
+  shim_error_release (&tmp);
+  return v;
+}
+
+/* runc's stats event: cpu (usage and throttling), memory (usage and swap),
+ * pids of the cgroup, and runc's other sections, empty. */
 static void
 emit_stats (const char *id, int cgfd, void (*emit) (const char *, void *), void *opaque)
 {
-  cleanup_free char *cur = NULL, *peak = NULL, *max = NULL, *pids = NULL, *pmax = NULL, *cpu = NULL;
+  cleanup_free char *cpu = NULL;
   cleanup_free char *line = NULL;
   shim_error_t tmp = NULL;
-  uint64_t usage = 0, mpeak = 0, limit = 0, npids = 0, plimit = 0, usec = 0;
-  char *p;
 
-  if (util_read_file_at (cgfd, "memory.current", &cur, NULL, &tmp) == 0)
-    util_parse_u64 (cur, &usage);
-  shim_error_release (&tmp);
-  if (util_read_file_at (cgfd, "memory.peak", &peak, NULL, &tmp) == 0)
-    util_parse_u64 (peak, &mpeak);
-  shim_error_release (&tmp);
-  if (util_read_file_at (cgfd, "memory.max", &max, NULL, &tmp) == 0)
-    cg_parse_limit_file ("memory.max", max, &limit, &tmp);
-  shim_error_release (&tmp);
-  if (util_read_file_at (cgfd, "pids.current", &pids, NULL, &tmp) == 0)
-    util_parse_u64 (pids, &npids);
-  shim_error_release (&tmp);
-  if (util_read_file_at (cgfd, "pids.max", &pmax, NULL, &tmp) == 0)
-    cg_parse_limit_file ("pids.max", pmax, &plimit, &tmp);
-  shim_error_release (&tmp);
-  if (util_read_file_at (cgfd, "cpu.stat", &cpu, NULL, &tmp) == 0 && (p = strstr (cpu, "usage_usec ")))
-    sscanf (p + 11, "%lu", &usec);
-  shim_error_release (&tmp);
+  if (util_read_file_at (cgfd, "cpu.stat", &cpu, NULL, &tmp) < 0)
+    shim_error_release (&tmp);
   if (asprintf (&line,
-                "{\"type\":\"stats\",\"id\":\"%s\",\"data\":{\"cpu\":{\"usage\":{\"total\":%lu}},"
-                "\"memory\":{\"usage\":{\"usage\":%lu,\"max\":%lu,\"limit\":%lu}},"
-                "\"pids\":{\"current\":%lu,\"limit\":%lu}}}",
-                id, usec * 1000, usage, mpeak, limit == CG_UNLIMITED ? 0 : limit, npids,
-                plimit == CG_UNLIMITED ? 0 : plimit)
+                "{\"type\":\"stats\",\"id\":\"%s\",\"data\":{"
+                "\"cpu\":{\"usage\":{\"total\":%" PRIu64 ",\"kernel\":%" PRIu64 ",\"user\":%" PRIu64 "},"
+                "\"throttling\":{\"periods\":%" PRIu64 ",\"throttled_periods\":%" PRIu64
+                ",\"throttled_time\":%" PRIu64 "}},"
+                "\"memory\":{\"usage\":{\"usage\":%" PRIu64 ",\"max\":%" PRIu64 ",\"limit\":%" PRIu64
+                ",\"failcnt\":0},\"swap\":{\"usage\":%" PRIu64 ",\"limit\":%" PRIu64 ",\"failcnt\":0}},"
+                "\"pids\":{\"current\":%" PRIu64 ",\"limit\":%" PRIu64 "},"
+                "\"blkio\":{},\"hugetlb\":{}}}",
+                id, keyed_value (cpu, "usage_usec") * 1000, keyed_value (cpu, "system_usec") * 1000,
+                keyed_value (cpu, "user_usec") * 1000, keyed_value (cpu, "nr_periods"),
+                keyed_value (cpu, "nr_throttled"), keyed_value (cpu, "throttled_usec") * 1000,
+                cg_value (cgfd, "memory.current", false), cg_value (cgfd, "memory.peak", false),
+                cg_value (cgfd, "memory.max", true), cg_value (cgfd, "memory.swap.current", false),
+                cg_value (cgfd, "memory.swap.max", true), cg_value (cgfd, "pids.current", false),
+                cg_value (cgfd, "pids.max", true))
       < 0)
     {
       line = NULL;

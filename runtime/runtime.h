@@ -22,6 +22,9 @@ struct runtime_ctx
 {
   const char *root;    /* --root: the state dirs */
   bool systemd_cgroup; /* --systemd-cgroup: cgroupsPath is slice:prefix:name */
+  /* --allow-unenforced-limits before the command (podman's --runtime-flag
+   * puts it there): as the create and run option of the same name. */
+  bool allow_unenforced;
 };
 
 /* create and run: the bundle, and how to bring it up. */
@@ -77,6 +80,10 @@ struct runtime_exec_opts
   size_t n_env;
   const char *cwd;           /* or NULL */
   const char *user;          /* UID[:GID], numeric, or NULL */
+  const gid_t *additional_gids; /* added to the process's, n_additional_gids of them */
+  size_t n_additional_gids;
+  unsigned int preserve_fds; /* fds 3..3+N-1 of the caller passed on */
+  const char *cgroup;        /* --cgroup: a sub-cgroup of the container's to run in, or NULL */
   bool tty;
   bool no_new_privs;
   bool detach;
@@ -123,6 +130,12 @@ int runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps
                 shim_error_t *err);
 void runtime_ps_free (struct runtime_ps_entry *e, size_t n);
 
+/* ps ID PS_ARGS: ps(1) run with ps_args (n_args of them; fork and exec,
+ * bounded in time and size), its table (malloc'd) cut down as runc's: the
+ * header, then the lines whose PID column is one of the container's. */
+int runtime_ps_table (const struct runtime_ctx *ctx, const char *id, char *const *ps_args, size_t n_args,
+                      char **table, shim_error_t *err);
+
 /* events: one JSON line (no newline) per event, to emit: with stats_once
  * one stats event; else the container's oom events as they happen and its
  * stats every interval_ms, until its cgroup is empty or gone. */
@@ -144,7 +157,9 @@ void runtime_resources_release (struct cgroup_resources *res);
 /* features: the runtime-spec's features document (malloc'd JSON). */
 int runtime_features (char **json, shim_error_t *err);
 
-/* spec: a default config.json in bundle (never over an existing one). */
-int runtime_spec (const char *bundle, shim_error_t *err);
+/* spec: a default config.json in bundle (never over an existing one);
+ * with rootless, as runc spec --rootless: a user namespace mapping root to
+ * the caller, no network namespace, no device rules. */
+int runtime_spec (const char *bundle, bool rootless, shim_error_t *err);
 
 #endif

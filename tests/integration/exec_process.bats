@@ -73,7 +73,7 @@ sleep 1000 "
 	assert_status 0
 	assert_eq "$output" $'1234\n0'
 	run --separate-stderr shim exec --user nobody "$ID" /bin/true
-	assert_error 'exec: --user `nobody`: UID[:GID], numeric'
+	assert_error_status 255 'exec: --user `nobody`: UID[:GID], numeric'
 	ct_cleanup
 }
 
@@ -100,11 +100,11 @@ sleep 1000 "
 	ct_up
 	echo '{"args": []}' >"$T/process.json"
 	run --separate-stderr shim exec --process "$T/process.json" "$ID"
-	assert_status 1
+	assert_status 255
 	assert_contains "$stderr" "exec: $T/process.json"
 	assert_contains "$stderr" "process.args"
 	run --separate-stderr shim exec --process "$T/missing.json" "$ID"
-	assert_status 1
+	assert_status 255
 	assert_contains "$stderr" "$T/missing.json"
 	ct_cleanup
 }
@@ -140,7 +140,7 @@ exec_detached() {
 @test "exec --detach with a pid file it cannot write fails and leaves no process" {
 	local init
 	exec_detached "$T/missing/dir/exec.pid" /bin/sleep 1001
-	assert_status 1
+	assert_status 255
 	assert_contains "$(cat "$T/exec.err")" "$T/missing/dir/exec.pid"
 	# Reaped before exec returned: init is the container's only process.
 	assert_eq "$(shim ps --format json "$ID" | jq -c .)" "[$init]" "the container's processes"
@@ -168,16 +168,16 @@ exec_detached() {
 	ct_up
 	wait_status stopped
 	run --separate-stderr shim exec "$ID" /bin/true
-	assert_error "cannot exec in container \`$ID\`: it is stopped"
+	assert_error_status 255 "cannot exec in container \`$ID\`: it is stopped"
 	run --separate-stderr shim exec "$ID-missing" /bin/true
-	assert_error "container \`$ID-missing\` does not exist"
+	assert_error_status 255 "container \`$ID-missing\` does not exist"
 	ct_cleanup
 	sh_cmd 'exec sleep 1000'
 	ct_up
 	run --separate-stderr shim exec "$ID"
-	assert_error 'exec: nothing to run: give --process FILE or the command'
+	assert_error_status 255 'exec: nothing to run: give --process FILE or the command'
 	run --separate-stderr shim exec "$ID" /bin/nope
-	assert_status 1
+	assert_status 255
 	assert_contains "$stderr" "/bin/nope"
 	ct_cleanup
 }

@@ -60,7 +60,7 @@ load lifecycle_helpers
 	assert_status 0
 	assert_eq "$output" ""
 	jq -e . "$T/new/config.json" >/dev/null
-	assert_eq "$(jq -r .ociVersion "$T/new/config.json")" 1.2.0
+	assert_eq "$(jq -r .ociVersion "$T/new/config.json")" 1.0.2
 	assert_eq "$(jq -r .root.path "$T/new/config.json")" rootfs
 	assert_eq "$(jq -c .process.args "$T/new/config.json")" '["sh"]'
 	assert_eq "$(jq -r '.linux.namespaces | map(.type) | sort | join(" ")' "$T/new/config.json")" \

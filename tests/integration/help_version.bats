@@ -90,7 +90,7 @@ options_in_help() {
 			case $ph in
 			'') arg=() ;;
 			SIZE) arg=(1M) ;;
-			BYTES | N) arg=(1) ;;
+			BYTES | N | GID) arg=(1) ;;
 			DURATION) arg=(1s) ;;
 			'table|json') arg=(json) ;;
 			KEY=VALUE) arg=(A=1) ;;
@@ -113,7 +113,7 @@ options_in_help() {
 	assert_eq "$output" "$(shim help kill)"
 	# after the id: the container's command line (here: no such container)
 	run --separate-stderr shim exec "$ID" /bin/sh --help
-	assert_error "container \`$ID\` does not exist"
+	assert_error_status 255 "container \`$ID\` does not exist"
 	run --separate-stderr shim state "$ID" --help
 	assert_error 'state: exactly one container id is required'
 }

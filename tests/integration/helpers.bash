@@ -313,7 +313,13 @@ assert_not_contains() {
 # assert_error MESSAGE: the run failed with exit status 1 and stderr is
 # exactly "shim: MESSAGE", nothing on stdout.
 assert_error() {
-	assert_status 1
-	assert_eq "$stderr" "shim: $1" "stderr"
+	assert_error_status 1 "$1"
+}
+
+# assert_error_status N MESSAGE: assert_error with exit status N (255: a
+# failed exec, as runc's).
+assert_error_status() {
+	assert_status "$1"
+	assert_eq "$stderr" "shim: $2" "stderr"
 	assert_eq "$output" "" "stdout"
 }

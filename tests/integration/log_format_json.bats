@@ -112,7 +112,7 @@ last_error() {
 	ct_up
 	wait_status stopped
 	run --separate-stderr g exec "$ID" /bin/true
-	assert_status 1
+	assert_status 255
 	last_error "cannot exec in container \`$ID\`: it is stopped"
 	run --separate-stderr g kill "$ID" SIGNOPE
 	assert_status 1

@@ -69,7 +69,7 @@ paused_with_exec() {
 	paused_with_exec /bin/sh -c 'echo ran >/tmp/share/ran'
 	kill -TERM "$EXEC_PID"
 	wait_exec
-	assert_eq "$exec_rc" 1 "exec's status"
+	assert_eq "$exec_rc" 255 "exec's status"
 	assert_eq "$(cat "$T/exec.err")" \
 		"shim: exec: signal 15 (Terminated) before the process started: it was not run"
 	# its child is gone, and the lock with it

@@ -41,7 +41,7 @@ no_tty_shim() {
 	sh_cmd 'exec sleep 1000'
 	ct_up
 	no_tty_shim exec --tty "$ID" sh
-	assert_status 1
+	assert_status 255
 	assert_contains "$stderr" "shim: exec --tty: no terminal to attach the container's to"
 	assert_eq "$(ct_status)" running
 	ct_cleanup
@@ -52,7 +52,7 @@ no_tty_shim() {
 	ct_up
 	jq -n '{terminal: true, cwd: "/", user: {uid: 0, gid: 0}, args: ["sh"]}' >"$T/process.json"
 	no_tty_shim exec --process "$T/process.json" "$ID"
-	assert_status 1
+	assert_status 255
 	assert_contains "$stderr" "shim: process.terminal: no terminal to attach the container's to"
 	assert_eq "$(ct_status)" running
 	ct_cleanup

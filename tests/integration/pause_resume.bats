@@ -86,7 +86,7 @@ frozen() {
 	wait_ready_ct
 	shim pause "$ID"
 	run --separate-stderr shim exec "$ID" /bin/true
-	assert_error "cannot exec in container \`$ID\`: it is paused"
+	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused"
 	shim resume "$ID"
 	ct_cleanup
 }

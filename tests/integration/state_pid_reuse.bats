@@ -74,7 +74,7 @@ point_pid_at() {
 	other_process
 	point_pid_at "$OTHER"
 	run --separate-stderr shim exec "$ID" /bin/true
-	assert_error "cannot exec in container \`$ID\`: it is stopped"
+	assert_error_status 255 "cannot exec in container \`$ID\`: it is stopped"
 	alive "$OTHER"
 	kill -9 "$OTHER"
 	ct_cleanup

@@ -93,6 +93,6 @@ setup() {
 	recvtty_wait exec
 	[[ "$tty_out" =~ ^/dev/pts/[0-9]+$'\n'"stdin is a tty"$ ]]
 	run --separate-stderr shim exec --tty --detach "$ID" /bin/true
-	assert_error 'exec: --tty with --detach needs --console-socket'
+	assert_error_status 255 'exec: --tty with --detach needs --console-socket'
 	ct_cleanup
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# `shim events --stats`: runc's stats event, with the fields runc's users
+# read where the cgroup has them cheaply: cpu usage total, kernel and user
+# (ns), cpu throttling, memory usage and swap, pids, and runc's blkio and
+# hugetlb sections.
+
+load helpers
+load lifecycle_helpers
+
+setup() {
+	shim_setup
+	BG_PIDS=()
+	sh_cmd 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exec sleep 1000'
+}
+
+@test "events --stats: runc's sections and fields" {
+	ct_up
+	run --separate-stderr timeout "$WAIT_SECS" "$SHIM_BIN" --root "$STATE" events --stats "$ID"
+	assert_status 0
+	jq -e --arg id "$ID" '
+		.type == "stats" and .id == $id
+		and ([.data.cpu.usage.total, .data.cpu.usage.kernel, .data.cpu.usage.user] | all(type == "number"))
+		and ([.data.cpu.throttling.periods, .data.cpu.throttling.throttled_periods,
+		      .data.cpu.throttling.throttled_time] | all(type == "number"))
+		and ([.data.memory.usage.usage, .data.memory.usage.max, .data.memory.usage.limit,
+		      .data.memory.usage.failcnt] | all(type == "number"))
+		and ([.data.memory.swap.usage, .data.memory.swap.limit] | all(type == "number"))
+		and ([.data.pids.current, .data.pids.limit] | all(type == "number"))
+		and (.data.blkio | type == "object") and (.data.hugetlb | type == "object")' <<<"$output" >/dev/null
+	# cgroup v2's usage is user + system time: the two add up to the total
+	jq -e '.data.cpu.usage.kernel + .data.cpu.usage.user == .data.cpu.usage.total
+		and .data.cpu.usage.total > 0' <<<"$output" >/dev/null
+	ct_cleanup
+}
