@@ -127,6 +127,28 @@ struct verdict_input
   /* The kernel log's OOM records about the container (kmsg.h), NULL when
    * no reader was armed. */
   const struct kmsg_evidence *kmsg;
+  /* The container's cgroup as the kernel names it in those records (the
+   * kmsg reader's cgroup: from the root of the cgroup2 hierarchy), NULL
+   * when not known: the records are then not used. */
+  const char *kmsg_cgroup;
+};
+
+/* Which witnesses a verdict used (verdict.witnesses): C's own counters, the
+ * surviving ancestor's, the kernel log. */
+#define VERDICT_WITNESS_COUNTERS (1u << 0)
+#define VERDICT_WITNESS_ANCESTOR (1u << 1)
+#define VERDICT_WITNESS_KMSG (1u << 2)
+
+/* A process the kernel OOM-killed, from its log. */
+struct verdict_victim
+{
+  int64_t pid; /* in the initial pid namespace */
+  char comm[KMSG_COMM_MAX];
+  bool have_rss; /* the "Killed process" record was read */
+  uint64_t anon_rss, file_rss, shmem_rss; /* bytes */
+  /* Where it lived: relative to the container ("." the container itself,
+   * "a/b" nested), absolute ("/...") when outside it; "" unknown. */
+  char cgroup[KMSG_PATH_MAX];
 };
 
 struct verdict
@@ -136,7 +158,7 @@ struct verdict
   int exit_code;
   int signal; /* 0: null */
   enum verdict_tri oom_killed;
-  char unknown_reason[160]; /* why oom_killed is null; "" otherwise */
+  char unknown_reason[384]; /* why oom_killed is null; "" otherwise */
   bool have_oom;            /* false: "oom": null */
   struct
   {
@@ -144,6 +166,18 @@ struct verdict
     uint64_t kills; /* the container's: local, or the tree's when they were C's */
     enum verdict_tri group_kill;
     uint64_t nested_kills; /* in nested cgroups, by their own limits */
+    /* Added by the kernel-log witness (JSON oom.oom_memcg, max_events,
+     * victims): the cgroup whose limit ran out, as victim.cgroup ("": null,
+     * e.g. a host-wide OOM); how often C's own limit was reached
+     * (memory.events.local max, delta); the victims of the container's
+     * kills (n_victims 0: an empty list, or null when the log was not
+     * read). */
+    char oom_memcg[KMSG_PATH_MAX];
+    bool have_max_events;
+    uint64_t max_events;
+    bool have_victims;
+    size_t n_victims;
+    struct verdict_victim victims[KMSG_MAX_KILLS];
   } oom;
   bool have_memory_limit; /* false when unlimited or unknown */
   uint64_t memory_limit;
@@ -153,6 +187,9 @@ struct verdict
   enum verdict_killed_by killed_by;
   char message[768];
   char hint[256]; /* "": null */
+  /* VERDICT_WITNESS_* bits of the evidence used: JSON
+   * "witnesses": ["counters", "ancestor", "kmsg"]. */
+  unsigned witnesses;
 };
 
 void verdict_compute (const struct verdict_input *in, struct verdict *out);
