@@ -120,7 +120,8 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
       && (now.have & CG_SNAP_EVENTS_LOCAL))
     in.final = &now;
   shim_error_release (&tmp);
-  in.signals_sent = state_signals_sent (dirfd);
+  /* The caller holds the state dir's lock. */
+  in.signals_unknown = state_signals_read (dirfd, false, &in.signals_sent) < 0;
   verdict_compute (&in, v);
   return 0;
 }

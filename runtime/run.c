@@ -88,7 +88,9 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
       vin.memory_limit_enforced = l->cg.memory_limit_enforced;
       vin.have_status = true;
       vin.status = status;
-      vin.signals_sent = state_signals_sent (l->dirfd);
+      /* Under a shared lock: a `kill` that delivered init's signal has
+       * recorded it before this read. */
+      vin.signals_unknown = state_signals_read (l->dirfd, true, &vin.signals_sent) < 0;
       verdict_compute (&vin, &v);
       *exit_code = supervise_exit_code (status);
       if (ro->on_verdict)
