@@ -128,7 +128,7 @@ counters_said (const struct verdict_evidence *c, char *buf, size_t len)
 
 /* What the kernel log said: "reports 1 OOM kill of `python3` (pid 4121) by its own limit". */
 static void
-kmsg_said (const struct verdict_kmsg_facts *km, char *buf, size_t len)
+kmsg_said (const struct verdict *v, const struct verdict_kmsg_facts *km, char *buf, size_t len)
 {
   if (km->cls == VERDICT_CLASS_NONE)
     snprintf (buf, len, "reports no OOM kill in it");
@@ -138,14 +138,14 @@ kmsg_said (const struct verdict_kmsg_facts *km, char *buf, size_t len)
   else
     snprintf (buf, len, "reports %llu OOM %s (`%s`, pid %lld) by %s",
               (unsigned long long) (km->own + km->ancestor), kills_word (km->own + km->ancestor),
-              km->first->comm, (long long) km->first->pid,
+              v->oom.victims[km->first_victim].comm, (long long) km->first->pid,
               km->own > 0 ? "its own limit" : "a parent cgroup's or the host's limit");
 }
 
 /* Why oom_killed is null, or why the counters are unknown. */
 static void
-why_text (const struct verdict_input *in, const struct verdict_facts *f, enum verdict_why why,
-          char *buf, size_t len)
+why_text (const struct verdict_input *in, const struct verdict *v, const struct verdict_facts *f,
+          enum verdict_why why, char *buf, size_t len)
 {
   const struct verdict_evidence *ev = &f->ev;
   char a[160], b[160];
@@ -214,7 +214,7 @@ why_text (const struct verdict_input *in, const struct verdict_facts *f, enum ve
       break;
     case VERDICT_WHY_DISAGREE:
       counters_said (&f->counters, a, sizeof a);
-      kmsg_said (&f->km, b, sizeof b);
+      kmsg_said (v, &f->km, b, sizeof b);
       snprintf (buf, len, "the cgroup's counters %s, but the kernel log %s", a, b);
       break;
     case VERDICT_WHY_NESTED_VICTIMS:
@@ -335,7 +335,7 @@ put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct ver
 
 /* "; the kernel killed `python3` (pid 4121, 498 MiB anonymous) and 2 more" */
 static void
-put_victim (struct sbuf *b, const struct verdict_kmsg_facts *km)
+put_victim (struct sbuf *b, const struct verdict *v, const struct verdict_kmsg_facts *km)
 {
   const struct kmsg_oom_kill *x = km->first;
   uint64_t n = km->own + km->ancestor;
@@ -343,7 +343,8 @@ put_victim (struct sbuf *b, const struct verdict_kmsg_facts *km)
 
   if (km->use != VERDICT_KMSG_USED || x == NULL)
     return;
-  put (b, "; the kernel killed `%s` (pid %lld", x->comm, (long long) x->pid);
+  put (b, "; the kernel killed `%s` (pid %lld", v->oom.victims[km->first_victim].comm,
+       (long long) x->pid);
   if (x->have_victim)
     {
       verdict_format_size (x->anon_rss_kb * 1024, sz, sizeof sz);
@@ -440,13 +441,13 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
   struct sbuf *b = &m;
   char why[sizeof v->unknown_reason], sig[24];
 
-  why_text (in, f, ev->known ? VERDICT_WHY_NONE : ev->why, why, sizeof why);
-  why_text (in, f, f->unknown, v->unknown_reason, sizeof v->unknown_reason);
+  why_text (in, v, f, ev->known ? VERDICT_WHY_NONE : ev->why, why, sizeof why);
+  why_text (in, v, f, f->unknown, v->unknown_reason, sizeof v->unknown_reason);
   switch (f->story)
     {
     case VERDICT_STORY_OOM_KILLED:
       put_oom_killed (b, in, v, ev);
-      put_victim (b, &f->km);
+      put_victim (b, v, &f->km);
       if (f->runtime_sent)
         put (b, "; the runtime had also sent SIGKILL");
       break;

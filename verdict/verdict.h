@@ -201,11 +201,12 @@ struct verdict_input
 struct verdict_victim
 {
   int64_t pid; /* in the initial pid namespace */
-  char comm[KMSG_COMM_MAX];
+  char comm[KMSG_COMM_MAX * 4]; /* escaped as the kernel log escapes it */
   bool have_rss; /* the "Killed process" record was read */
   uint64_t anon_rss, file_rss, shmem_rss; /* bytes */
   /* Where it lived: relative to the container ("." the container itself,
-   * "a/b" nested), absolute ("/...") when outside it; "" unknown. */
+   * "a/b" nested), absolute ("/...") when outside it; "" unknown (a member
+   * of a memory.oom.group kill).  Escaped. */
   char cgroup[KMSG_PATH_MAX];
 };
 

@@ -69,6 +69,7 @@ struct verdict_kmsg_facts
   enum verdict_scope scope;
   uint64_t own, ancestor, nested; /* kills by C's limit, an ancestor's or the host's, a nested one's */
   const struct kmsg_oom_kill *first; /* the first kill of the container's, or NULL */
+  size_t first_victim;               /* its entry in verdict.oom.victims */
 };
 
 /* The counters as deltas final - baseline, and what they say. */

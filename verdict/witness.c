@@ -7,8 +7,32 @@
 #include <stdio.h>
 #include <string.h>
 
+/* S as the kernel writes /dev/kmsg: bytes below ' ', from 127 on and '\\'
+ * as \xNN (the reader undid that; the verdict is JSON and one line of
+ * text).  The same as kmsg.c's kmsg_escape, which this is to become once
+ * both are in one tree. */
+static void
+escape (const char *s, char *out, size_t size)
+{
+  size_t o = 0;
+
+  for (; *s && o + 1 < size; s++)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c < ' ' || c >= 127 || c == '\\')
+        {
+          if (o + 5 >= size)
+            break;
+          o += (size_t) snprintf (out + o, size - o, "\\x%02x", c);
+        }
+      else
+        out[o++] = (char) c;
+    }
+  out[o] = '\0';
+}
+
 /* PATH as a verdict shows it: "." the container itself, "a/b" below it,
- * the kernel's absolute path outside it. */
+ * the kernel's absolute path outside it; escaped. */
 static void
 relative (const char *path, const char *cg, char *buf, size_t len)
 {
@@ -19,9 +43,9 @@ relative (const char *path, const char *cg, char *buf, size_t len)
   else if (strcmp (path, cg) == 0)
     snprintf (buf, len, "%s", ".");
   else if (kmsg_path_within (path, cg))
-    snprintf (buf, len, "%s", path + (strcmp (cg, "/") == 0 ? 1 : n + 1));
+    escape (path + (strcmp (cg, "/") == 0 ? 1 : n + 1), buf, len);
   else
-    snprintf (buf, len, "%s", path);
+    escape (path, buf, len);
 }
 
 static enum verdict_kmsg_use
@@ -56,21 +80,28 @@ read_kills (const struct verdict_input *in, struct verdict *v, struct verdict_km
       const struct kmsg_oom_kill *x = &k->kills[i];
       struct verdict_victim *vv;
 
-      if (!x->have_summary || !kmsg_path_within (x->task_memcg, cg))
+      /* A summary without its victim record proves no kill (the kernel
+       * skips a victim that is already exiting).  A victim without a
+       * task_memcg is a member of a memory.oom.group kill, which the reader
+       * keeps only when the group is within C. */
+      if (!x->have_victim || (x->task_memcg[0] && !kmsg_path_within (x->task_memcg, cg)))
         continue;
-      if (!x->memcg || x->oom_memcg[0] == '\0' || !kmsg_path_within (x->oom_memcg, cg))
+      if (x->oom_memcg[0] == '\0' || !kmsg_path_within (x->oom_memcg, cg))
         km->ancestor++;
       else if (strcmp (x->oom_memcg, cg) == 0)
         km->own++;
       else
         km->nested++;
       if (km->own + km->ancestor > 0 && km->first == NULL)
-        km->first = x;
+        {
+          km->first = x;
+          km->first_victim = v->oom.n_victims;
+        }
       else if (km->nested > 0 && first_nested == NULL)
         first_nested = x;
       vv = &v->oom.victims[v->oom.n_victims++];
       vv->pid = x->pid;
-      snprintf (vv->comm, sizeof vv->comm, "%s", x->comm);
+      escape (x->comm, vv->comm, sizeof vv->comm);
       vv->have_rss = x->have_victim;
       vv->anon_rss = x->anon_rss_kb * 1024;
       vv->file_rss = x->file_rss_kb * 1024;
@@ -80,7 +111,7 @@ read_kills (const struct verdict_input *in, struct verdict *v, struct verdict_km
   if (km->first || first_nested)
     {
       const struct kmsg_oom_kill *x = km->first ?: first_nested;
-      relative (x->memcg ? x->oom_memcg : "", cg, v->oom.oom_memcg, sizeof v->oom.oom_memcg);
+      relative (x->oom_memcg, cg, v->oom.oom_memcg, sizeof v->oom.oom_memcg);
     }
   if (km->own + km->ancestor > 0)
     {

@@ -783,6 +783,33 @@ test_names (void)
     ok (v.oom.have_max_events && v.oom.max_events == 12, "max_events: the delta of local max");
     ok (!v.oom.have_victims, "victims: null without the kernel log");
   }
+  {
+    /* A summary without its victim record is no kill; a member of a group
+     * kill has no task_memcg; a command is escaped as the kernel log does. */
+    struct verdict_input in = { .container_id = "c", .memory_limit_enforced = true,
+                                .baseline = &base, .final = &fin, .have_status = true,
+                                .status = SIGKILL, .kmsg = &km, .kmsg_cgroup = "/shim/c1" };
+    make_snap (&base, (struct cnt) Z, (struct cnt) Z, S_BOTH);
+    make_snap (&fin, (struct cnt) Z, (struct cnt) Z, S_BOTH);
+    make_kmsg (&km, K_OWN);
+    km.kills[0].have_victim = false;
+    verdict_compute (&in, &v);
+    is_int (v.oom_killed, VERDICT_FALSE, "a summary without its victim record is no kill");
+    is_int (v.killed_by, VERDICT_BY_OUTSIDE, "... and the counters agree: from outside");
+
+    make_snap (&fin, (struct cnt){ 1, 0, 1 }, (struct cnt){ 1, 2, 1 }, S_BOTH);
+    make_kmsg (&km, K_OWN);
+    km.n = 2;
+    make_kill (&km.kills[1], "/shim/c1");
+    km.kills[1].task_memcg[0] = '\0';
+    km.kills[1].pid = 4122;
+    snprintf (km.kills[1].comm, sizeof km.kills[1].comm, "%s", "a\nb");
+    verdict_compute (&in, &v);
+    is_int (v.oom_killed, VERDICT_TRUE, "a group kill: OOMKilled");
+    is_int (v.oom.n_victims, 2, "the group member is a victim");
+    is_str (v.oom.victims[1].cgroup, "", "the group member's cgroup is unknown");
+    is_str (v.oom.victims[1].comm, "a\\x0ab", "the command escaped");
+  }
 }
 
 int
