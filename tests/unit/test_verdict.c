@@ -11,57 +11,7 @@
 #include "common/util.h"
 #include "verdict/verdict.h"
 
-#define MIB (1024ULL * 1024)
-#define GIB (1024ULL * MIB)
-
-/* Counters of one memory.events file; ABSENT for a key the kernel lacks. */
-#define ABSENT (-1)
-struct cnt
-{
-  int oom, kill, group;
-};
-
-/* How init ended. */
-enum st_kind
-{
-  ST_NONE, /* the hook: no wait status */
-  ST_EXIT,
-  ST_SIG,
-};
-
-/* Which snapshots exist. */
-enum snaps
-{
-  S_BOTH,       /* baseline and final */
-  S_NO_BASE,    /* final only */
-  S_NONE,       /* neither */
-  S_NO_EVENTS,  /* both, but without memory.events* (no memory controller) */
-  S_AT_OOM,     /* baseline and at_oom (its counters = final's), no final */
-  S_NO_LOCAL,   /* both, memory.events only (kernel before 5.2) */
-  S_NO_FINAL,   /* baseline only: the cgroup was gone before the last read */
-};
-
-/* What the kernel log says (verdict_input.kmsg), for the container whose
- * kernel path is /shim/c1. */
-enum km_kind
-{
-  K_NONE,   /* no reader */
-  K_EMPTY,  /* read, no OOM kill */
-  K_OWN,    /* python3 in /shim/c1/leaf, killed for /shim/c1's limit */
-  K_ANC,    /* the same victim, for /shim's limit */
-  K_HOST,   /* the same victim, a host-wide OOM */
-  K_NESTED, /* the same victim, for /shim/c1/leaf's own limit */
-  K_LOST,   /* K_OWN, but records were lost */
-  K_DENIED, /* no access */
-};
-
-/* The surviving ancestor's counters (verdict_input.ancestor_*). */
-enum anc_kind
-{
-  A_NONE,
-  A_SAME,    /* its oom_kill did not change */
-  A_CHANGED, /* it rose */
-};
+#include "verdict_fixture.h"
 
 #define WIT(w) ((w) | 0x100u) /* witnesses expected; 0: not checked */
 
@@ -97,7 +47,6 @@ struct row
   unsigned wit;         /* WIT(VERDICT_WITNESS_*) */
 };
 
-#define Z { 0, 0, 0 }
 #define NUL VERDICT_NULL
 #define T VERDICT_TRUE
 #define F VERDICT_FALSE
@@ -421,74 +370,6 @@ static const struct row rows[] = {
     { "the kernel log could not be read" }, NULL, .km = K_DENIED },
 };
 
-static void
-set_events (struct cg_memory_events *e, struct cnt c)
-{
-  memset (e, 0, sizeof *e);
-  e->have = CG_EV_LOW | CG_EV_HIGH | CG_EV_MAX | CG_EV_OOM | CG_EV_OOM_KILL;
-  e->oom = (uint64_t) c.oom;
-  e->oom_kill = (uint64_t) c.kill;
-  if (c.group != ABSENT)
-    {
-      e->have |= CG_EV_OOM_GROUP_KILL;
-      e->oom_group_kill = (uint64_t) c.group;
-    }
-}
-
-/* A snapshot of a 64 MiB container that peaked at its limit. */
-static void
-make_snap (struct cg_snapshot *s, struct cnt local, struct cnt tree, enum snaps how)
-{
-  memset (s, 0, sizeof *s);
-  s->have = CG_SNAP_MAX | CG_SNAP_PEAK | CG_SNAP_SWAP_MAX | CG_SNAP_CGROUP_EVENTS;
-  s->memory_max = 64 * MIB;
-  s->memory_peak = 64 * MIB;
-  s->memory_swap_max = 0;
-  s->cgroup_events.have = CG_CEV_POPULATED | CG_CEV_FROZEN;
-  if (how == S_NO_EVENTS)
-    return;
-  set_events (&s->events, tree);
-  s->have |= CG_SNAP_EVENTS;
-  if (how != S_NO_LOCAL)
-    {
-      set_events (&s->events_local, local);
-      s->have |= CG_SNAP_EVENTS_LOCAL;
-    }
-}
-
-/* One kill in the kernel log: python3 (pid 4121, 498 MiB anonymous) in
- * /shim/c1/leaf, for OOM_MEMCG's limit ("": host-wide). */
-static void
-make_kill (struct kmsg_oom_kill *k, const char *oom_memcg)
-{
-  memset (k, 0, sizeof *k);
-  k->seq = 7;
-  k->memcg = oom_memcg[0] != '\0';
-  k->have_summary = k->have_victim = true;
-  snprintf (k->oom_memcg, sizeof k->oom_memcg, "%s", oom_memcg);
-  snprintf (k->task_memcg, sizeof k->task_memcg, "%s", "/shim/c1/leaf");
-  snprintf (k->comm, sizeof k->comm, "%s", "python3");
-  k->pid = 4121;
-  k->anon_rss_kb = 498 * 1024;
-  k->file_rss_kb = 1024;
-}
-
-static void
-make_kmsg (struct kmsg_evidence *k, enum km_kind kind)
-{
-  memset (k, 0, sizeof *k);
-  k->access = kind == K_DENIED ? KMSG_DENIED : KMSG_READ;
-  k->lost = kind == K_LOST;
-  if (kind == K_OWN || kind == K_LOST || kind == K_ANC || kind == K_HOST || kind == K_NESTED)
-    {
-      k->n = 1;
-      make_kill (&k->kills[0], kind == K_ANC    ? "/shim"
-                               : kind == K_HOST ? ""
-                               : kind == K_NESTED ? "/shim/c1/leaf"
-                                                  : "/shim/c1");
-    }
-}
-
 /* The parent's memory.events at arming and at the end. */
 static void
 make_ancestor (struct cg_snapshot *a, struct cg_snapshot *b, enum anc_kind kind)
@@ -737,81 +618,6 @@ test_json (void)
   }
 }
 
-/* Where the victims lived and whose limit ran out, relative to the
- * container inside it, absolute outside; how often the limit was reached. */
-static void
-test_names (void)
-{
-  static const struct
-  {
-    enum km_kind km;
-    const char *oom_memcg;
-  } cases[] = {
-    { K_OWN, "." },
-    { K_ANC, "/shim" },
-    { K_HOST, "" },
-    { K_NESTED, "leaf" },
-  };
-  struct cg_snapshot base, fin;
-  struct kmsg_evidence km;
-  struct verdict v;
-
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    {
-      struct verdict_input in = { .container_id = "c", .memory_limit_enforced = true,
-                                  .baseline = &base, .final = &fin, .have_status = true,
-                                  .status = SIGKILL, .kmsg = &km, .kmsg_cgroup = "/shim/c1" };
-      make_snap (&base, (struct cnt) Z, (struct cnt) Z, S_BOTH);
-      make_snap (&fin, (struct cnt) Z, (struct cnt){ cases[i].km == K_NESTED, 1, 0 }, S_BOTH);
-      make_kmsg (&km, cases[i].km);
-      verdict_compute (&in, &v);
-      is_str (v.oom.oom_memcg, cases[i].oom_memcg, "names %zu: oom_memcg", i);
-      is_int (v.oom.n_victims, 1, "names %zu: one victim", i);
-      is_str (v.oom.victims[0].cgroup, "leaf", "the victim's cgroup, relative");
-      is_str (v.oom.victims[0].comm, "python3", "the victim's command");
-      is_int (v.oom.victims[0].anon_rss, 498 * MIB, "the victim's anonymous rss, in bytes");
-    }
-  {
-    struct verdict_input in = { .container_id = "c", .memory_limit_enforced = true,
-                                .baseline = &base, .final = &fin, .have_status = true,
-                                .status = SIGKILL };
-    make_snap (&base, (struct cnt) Z, (struct cnt) Z, S_BOTH);
-    make_snap (&fin, (struct cnt){ 1, 1, 1 }, (struct cnt){ 1, 1, 1 }, S_BOTH);
-    base.events_local.max = 3;
-    fin.events_local.max = 15;
-    verdict_compute (&in, &v);
-    ok (v.oom.have_max_events && v.oom.max_events == 12, "max_events: the delta of local max");
-    ok (!v.oom.have_victims, "victims: null without the kernel log");
-  }
-  {
-    /* A summary without its victim record is no kill; a member of a group
-     * kill has no task_memcg; a command is escaped as the kernel log does. */
-    struct verdict_input in = { .container_id = "c", .memory_limit_enforced = true,
-                                .baseline = &base, .final = &fin, .have_status = true,
-                                .status = SIGKILL, .kmsg = &km, .kmsg_cgroup = "/shim/c1" };
-    make_snap (&base, (struct cnt) Z, (struct cnt) Z, S_BOTH);
-    make_snap (&fin, (struct cnt) Z, (struct cnt) Z, S_BOTH);
-    make_kmsg (&km, K_OWN);
-    km.kills[0].have_victim = false;
-    verdict_compute (&in, &v);
-    is_int (v.oom_killed, VERDICT_FALSE, "a summary without its victim record is no kill");
-    is_int (v.killed_by, VERDICT_BY_OUTSIDE, "... and the counters agree: from outside");
-
-    make_snap (&fin, (struct cnt){ 1, 0, 1 }, (struct cnt){ 1, 2, 1 }, S_BOTH);
-    make_kmsg (&km, K_OWN);
-    km.n = 2;
-    make_kill (&km.kills[1], "/shim/c1");
-    km.kills[1].task_memcg[0] = '\0';
-    km.kills[1].pid = 4122;
-    snprintf (km.kills[1].comm, sizeof km.kills[1].comm, "%s", "a\nb");
-    verdict_compute (&in, &v);
-    is_int (v.oom_killed, VERDICT_TRUE, "a group kill: OOMKilled");
-    is_int (v.oom.n_victims, 2, "the group member is a victim");
-    is_str (v.oom.victims[1].cgroup, "", "the group member's cgroup is unknown");
-    is_str (v.oom.victims[1].comm, "a\\x0ab", "the command escaped");
-  }
-}
-
 int
 main (void)
 {
@@ -819,8 +625,5 @@ main (void)
   test_sizes ();
   test_hint_sizes ();
   test_json ();
-#ifndef OLD_RULES
-  test_names ();
-#endif
   return done_testing ();
 }
