@@ -372,6 +372,10 @@ put_counter_note (struct sbuf *b, const struct verdict_evidence *ev, const char 
          ev->scope == VERDICT_SCOPE_ANCESTOR ? " when a parent cgroup's or the host's memory ran out"
                                              : "",
          (unsigned long long) ev->kills);
+  else if (ev->cls == VERDICT_CLASS_NESTED && ev->ambiguous_nested)
+    put (b, "; %llu %s below it %s OOM-killed, for a nested cgroup's limit or a parent's (the "
+            "counters cannot tell which)",
+         (unsigned long long) ev->nested, procs (ev->nested), ev->nested == 1 ? "was" : "were");
   else if (ev->cls == VERDICT_CLASS_NESTED || ev->cls == VERDICT_CLASS_AMBIGUOUS)
     put (b, "; %llu %s in nested cgroups %s OOM-killed", (unsigned long long) ev->nested,
          procs (ev->nested), ev->nested == 1 ? "was" : "were");

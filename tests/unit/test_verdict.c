@@ -84,7 +84,13 @@ static const struct row rows[] = {
     NULL, .km = K_NESTED, .wit = WIT (VERDICT_WITNESS_COUNTERS | VERDICT_WITNESS_KMSG) },
   { "table 4: only a nested limit, init exits 0", Z, Z, Z, { 1, 2, 1 }, S_BOTH, ST_EXIT, 0, 0,
     false, NULL, 0, 0, VERDICT_EXITED, F, true, NOSCOPE, 0, 2, F, NOBY,
-    { "container c1 exited with code 0; 2 processes in nested cgroups were OOM-killed" }, NULL },
+    { "container c1 exited with code 0; 2 processes in nested cgroups were OOM-killed" }, NULL,
+    .km = K_NESTED },
+  { "table 4 without the kernel log, init exits 0: whose kills is not said", Z, Z, Z, { 1, 2, 1 },
+    S_BOTH, ST_EXIT, 0, 0, false, NULL, 0, 0, VERDICT_EXITED, F, true, NOSCOPE, 0, 2, F, NOBY,
+    { "container c1 exited with code 0; 2 processes below it were OOM-killed, for a nested "
+      "cgroup's limit or a parent's" },
+    NULL },
   { "table 5: oom.group=0, a child killed, init exits 0", Z, Z, { 1, 1, 0 }, { 1, 1, 0 }, S_BOTH,
     ST_EXIT, 0, 0, false, NULL, 0, 0, VERDICT_EXITED, F, true, CONT, 1, 0, F, NOBY,
     { "container c1 exited with code 0; a process in the container was OOM-killed (kills 1) "
