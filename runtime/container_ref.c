@@ -76,22 +76,44 @@ open_init (const struct shim_state *st, shim_error_t *err)
   return steal_fd (&fd);
 }
 
+/* Init has exited (a zombie, or reaped): its pidfd polls readable. */
+static bool
+init_exited (int pidfd)
+{
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+  return poll (&p, 1, 0) != 0;
+}
+
 int
 container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *err)
 {
-  cleanup_close int pidfd = -1;
+  shim_error_t tmp = NULL;
+  cleanup_close int pidfd = open_init (&r->st, all ? &tmp : err);
+  bool live;
 
-  /* Recorded before it is sent: the verdict must know a SIGKILL was ours
-   * even if we die right after sending it. */
-  if (state_record_signal (r->dirfd, sig, err) < 0)
+  /* With --all what is left in the cgroup is signalled even when init is
+   * gone; without it, a dead init is "not running" (runc). */
+  shim_error_release (&tmp);
+  if (pidfd < 0 && !all)
     return -1;
+  live = pidfd >= 0 && !init_exited (pidfd);
+  if (!all && !live)
+    return shim_error_plain (err, ESRCH, "container `%s` is not running", r->st.id);
   if (all)
-    return cgroup_signal_all (&r->cg, sig, err);
-  pidfd = open_init (&r->st, err);
-  if (pidfd < 0)
-    return -1;
-  if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+    {
+      if (cgroup_signal_all (&r->cg, sig, err) < 0)
+        return -1;
+    }
+  else if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
     return shim_error_errno (err, "container `%s`: signal %d", r->st.id, sig);
+  /* Recorded only once delivered to a live init: a signal to an init that
+   * had already exited (an engine's cleanup `kill --all KILL` after an OOM
+   * kill) must not become the cause of its death.  The state dir's
+   * exclusive lock is held until the record is written, and `shim run`
+   * reads the record under a shared lock, so it cannot read it in between. */
+  if (live && state_record_signal (r->dirfd, sig, err) < 0)
+    return -1;
   return 0;
 }
 

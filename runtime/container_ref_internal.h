@@ -32,7 +32,8 @@ int container_ref_need (const struct container_ref *r, const char *what, unsigne
 #define ST(s) (1u << (s))
 
 /* SIG to init, or with ALL to every process of the cgroup; recorded in the
- * state dir first, for the verdict. */
+ * state dir for the verdict once delivered to a live init (an exited init
+ * is "not running" without ALL, and is not recorded with it). */
 int container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *err);
 
 /* A pidfd of init, certainly init (its start time checked): it polls

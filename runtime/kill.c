@@ -14,7 +14,8 @@ runtime_kill (const struct runtime_ctx *ctx, const char *id, int sig, bool all, 
   if (container_ref_open (ctx->root, id, true, &r, err) < 0)
     return -1;
   /* runc: a stopped container takes no signal, except with --all (what is
-   * left in its cgroup). */
+   * left in its cgroup; recorded for the verdict only when init was alive:
+   * container_ref_signal). */
   if (!all && container_ref_need (&r, "kill", ST (STATUS_CREATED) | ST (STATUS_RUNNING) | ST (STATUS_PAUSED), err) < 0)
     return -1;
   if (r.status == STATUS_CREATING)

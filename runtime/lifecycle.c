@@ -100,9 +100,12 @@ lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err)
 }
 
 void
-lifecycle_signals (int dirfd, struct verdict_sources *src)
+lifecycle_signals (int dirfd, bool lock, struct verdict_sources *src)
 {
-  verdict_input_signals (src, state_signals_sent (dirfd), false);
+  uint64_t sent = 0;
+  bool unknown = state_signals_read (dirfd, lock, &sent) < 0;
+
+  verdict_input_signals (src, sent, unknown);
 }
 
 int
@@ -128,7 +131,8 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
       && (now.have & CG_SNAP_EVENTS_LOCAL))
     verdict_input_live (&src, NULL, &now);
   shim_error_release (&tmp);
-  lifecycle_signals (dirfd, &src);
+  /* The caller holds the state dir's lock. */
+  lifecycle_signals (dirfd, false, &src);
   verdict_input_compute (&src, v);
   return 0;
 }

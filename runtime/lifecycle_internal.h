@@ -35,9 +35,11 @@ void lifecycle_poststop (int dirfd, const struct shim_config *cfg, const struct 
                          const struct verdict *v);
 
 /* The signals `shim kill` sent, from the state dir's log, into the
- * verdict's input (the one place the runtime reads that log for a verdict). */
+ * verdict's input (the one place the runtime reads that log for a verdict).
+ * LOCK: take the state dir's shared lock first (`run`, which does not hold
+ * the exclusive one); an unreadable log is "unknown", never "none sent". */
 struct verdict_sources;
-void lifecycle_signals (int dirfd, struct verdict_sources *src);
+void lifecycle_signals (int dirfd, bool lock, struct verdict_sources *src);
 
 /* The verdict of a stopped container whose parent was not us. */
 int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,

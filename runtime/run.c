@@ -103,7 +103,9 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
         kmsg_reader_collect (&kmsg, &kev);
       verdict_input_init (&src, o->c.id, l->cg.memory_limit_enforced);
       verdict_input_monitor (&src, &mon, status, l->cg.path ? &kev : NULL);
-      lifecycle_signals (l->dirfd, &src);
+      /* Under a shared lock: a `kill` that delivered init's signal has
+       * recorded it before this read. */
+      lifecycle_signals (l->dirfd, true, &src);
       verdict_input_compute (&src, &v);
       *exit_code = supervise_exit_code (status);
       if (ro->on_verdict)

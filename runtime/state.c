@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -359,19 +360,56 @@ state_record_signal (int dirfd, int sig, shim_error_t *err)
   return util_write_file_atomic_at (dirfd, STATE_SIGNALS, buf, (size_t) n, 0600, err);
 }
 
+/* A shared lock on the state dir, through a new open file: a second flock
+ * through the caller's fd would convert its own lock instead of waiting. */
+static int
+lock_shared (int dirfd)
+{
+  cleanup_close int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long long deadline = util_monotonic_ms () + STATE_SIGNALS_LOCK_MS;
+
+  if (fd < 0)
+    return -1;
+  while (flock (fd, LOCK_SH | LOCK_NB) < 0)
+    {
+      if ((errno != EWOULDBLOCK && errno != EINTR) || util_monotonic_ms () >= deadline)
+        return -1;
+      /* The holder is a `kill` (a pidfd_send_signal and a file write) or a
+       * `delete --force` (bounded wait for init): retry shortly. */
+      poll (NULL, 0, 10);
+    }
+  return steal_fd (&fd);
+}
+
+int
+state_signals_read (int dirfd, bool lock, uint64_t *bits)
+{
+  cleanup_close int lockfd = -1;
+  cleanup_free char *buf = NULL;
+  shim_error_t tmp = NULL;
+
+  *bits = 0;
+  if (lock && (lockfd = lock_shared (dirfd)) < 0)
+    return -1;
+  if (util_read_file_at (dirfd, STATE_SIGNALS, &buf, NULL, &tmp) < 0)
+    {
+      bool none = tmp->status == ENOENT;
+      shim_error_release (&tmp);
+      return none ? 0 : -1;
+    }
+  if (util_parse_u64 (buf, bits) < 0)
+    {
+      *bits = 0;
+      return -1;
+    }
+  return 0;
+}
+
 uint64_t
 state_signals_sent (int dirfd)
 {
-  cleanup_free char *buf = NULL;
-  shim_error_t tmp = NULL;
-  uint64_t bits = 0;
+  uint64_t bits;
 
-  if (util_read_file_at (dirfd, STATE_SIGNALS, &buf, NULL, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return 0;
-    }
-  if (util_parse_u64 (buf, &bits) < 0)
-    return 0;
+  state_signals_read (dirfd, false, &bits);
   return bits;
 }

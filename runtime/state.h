@@ -9,7 +9,7 @@
  *   ROOT/ID/exec.sock    init waits on it between create and start; its
  *                        presence is the "created" status
  *   ROOT/ID/record.json  the watcher's counters (watcher.h)
- *   ROOT/ID/signals      the signals `shim kill` sent, before it sent them
+ *   ROOT/ID/signals      the signals `shim kill` delivered to a live init
  *   ROOT/ID/verdict.json the verdict, once the container has stopped
  *
  * A container's status is read from the process itself: its pid plus the
@@ -93,8 +93,18 @@ const char *state_status_name (enum container_status s);
 int state_to_json (const struct shim_state *st, enum container_status status,
                    const struct util_kv *extra, size_t n_extra, char **out, shim_error_t *err);
 
-/* Signals `shim kill` sent, as VERDICT_SIGBIT bits. */
+/* Signals `shim kill` delivered to a live init, as VERDICT_SIGBIT bits:
+ * recorded after pidfd_send_signal succeeded, under the state dir's
+ * exclusive lock. */
 int state_record_signal (int dirfd, int sig, shim_error_t *err);
 uint64_t state_signals_sent (int dirfd);
+/* The same, telling an unreadable record (-1, *bits 0: the verdict's
+ * signals_unknown) from none sent (0, *bits 0).  LOCK: take a shared lock on
+ * the state dir first, through a file of its own, so that a `kill` between
+ * sending and recording finishes first; for a reader that holds no lock on
+ * it (`shim run`).  Bounded: a lock not had within STATE_SIGNALS_LOCK_MS is
+ * an unreadable record. */
+#define STATE_SIGNALS_LOCK_MS 10000
+int state_signals_read (int dirfd, bool lock, uint64_t *bits);
 
 #endif

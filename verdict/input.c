@@ -28,6 +28,7 @@ verdict_input_monitor (struct verdict_sources *s, const struct monitor *m, int s
   in->have_status = true;
   in->status = status;
   in->kmsg = kmsg && kmsg->access != KMSG_NOT_READ ? kmsg : NULL;
+  in->kmsg_cgroup = in->kmsg && in->kmsg->cgroup[0] ? in->kmsg->cgroup : NULL;
   /* The monitor's last read is after init's exit. */
   s->final = true;
 }
@@ -61,6 +62,7 @@ verdict_input_record (struct verdict_sources *s, const struct watcher_record *r,
   in->ancestor_baseline = r->have_ancestor_baseline ? &r->ancestor_baseline : NULL;
   in->ancestor_final = r->have_ancestor_final ? &r->ancestor_final : NULL;
   in->kmsg = r->kmsg.access != KMSG_NOT_READ ? &r->kmsg : NULL;
+  in->kmsg_cgroup = in->kmsg && in->kmsg->cgroup[0] ? in->kmsg->cgroup : NULL;
   if (!r->have_baseline)
     in->unavailable_reason = "the watcher recorded no baseline";
   else if (!(r->baseline.have & CG_SNAP_EVENTS_LOCAL))

@@ -31,6 +31,59 @@ gen_tri (yajl_gen g, enum verdict_tri t)
   return t == VERDICT_NULL ? yajl_gen_null (g) : yajl_gen_bool (g, t == VERDICT_TRUE);
 }
 
+static yajl_gen_status
+gen_str_or_null (yajl_gen g, const char *s)
+{
+  return s[0] ? json_gen_str (g, s) : yajl_gen_null (g);
+}
+
+/* [{"pid":4121,"command":"python3","anon_rss":..,"file_rss":..,"shmem_rss":..,"cgroup":"."}] */
+static yajl_gen_status
+gen_victims (yajl_gen g, const struct verdict *v)
+{
+  yajl_gen_status st = yajl_gen_status_ok;
+
+  if (!v->oom.have_victims)
+    return yajl_gen_null (g);
+  JSON_TRY (st, yajl_gen_array_open (g));
+  for (size_t i = 0; i < v->oom.n_victims; i++)
+    {
+      const struct verdict_victim *x = &v->oom.victims[i];
+      const char *keys[] = { "anon_rss", "file_rss", "shmem_rss" };
+      uint64_t vals[] = { x->anon_rss, x->file_rss, x->shmem_rss };
+
+      JSON_TRY (st, yajl_gen_map_open (g));
+      JSON_TRY (st, json_gen_str (g, "pid"));
+      JSON_TRY (st, yajl_gen_integer (g, (long long) x->pid));
+      JSON_TRY (st, json_gen_str (g, "command"));
+      JSON_TRY (st, gen_str_or_null (g, x->comm));
+      for (size_t k = 0; k < 3; k++)
+        {
+          JSON_TRY (st, json_gen_str (g, keys[k]));
+          JSON_TRY (st, x->have_rss ? yajl_gen_integer (g, (long long) vals[k]) : yajl_gen_null (g));
+        }
+      JSON_TRY (st, json_gen_str (g, "cgroup"));
+      JSON_TRY (st, gen_str_or_null (g, x->cgroup));
+      JSON_TRY (st, yajl_gen_map_close (g));
+    }
+  JSON_TRY (st, yajl_gen_array_close (g));
+  return st;
+}
+
+static yajl_gen_status
+gen_witnesses (yajl_gen g, unsigned w)
+{
+  static const char *const names[] = { "counters", "ancestor", "kmsg" };
+  yajl_gen_status st = yajl_gen_status_ok;
+
+  JSON_TRY (st, yajl_gen_array_open (g));
+  for (unsigned i = 0; i < 3; i++)
+    if (w & (1u << i))
+      JSON_TRY (st, json_gen_str (g, names[i]));
+  JSON_TRY (st, yajl_gen_array_close (g));
+  return st;
+}
+
 int
 verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
 {
@@ -67,6 +120,13 @@ verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
       JSON_TRY (st, gen_tri (g, v->oom.group_kill));
       JSON_TRY (st, json_gen_str (g, "nested_kills"));
       JSON_TRY (st, yajl_gen_integer (g, (long long) v->oom.nested_kills));
+      JSON_TRY (st, json_gen_str (g, "oom_memcg"));
+      JSON_TRY (st, gen_str_or_null (g, v->oom.oom_memcg));
+      JSON_TRY (st, json_gen_str (g, "max_events"));
+      JSON_TRY (st, v->oom.have_max_events ? yajl_gen_integer (g, (long long) v->oom.max_events)
+                                           : yajl_gen_null (g));
+      JSON_TRY (st, json_gen_str (g, "victims"));
+      JSON_TRY (st, gen_victims (g, v));
       JSON_TRY (st, yajl_gen_map_close (g));
     }
   else
@@ -88,6 +148,8 @@ verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
   JSON_TRY (st, json_gen_str (g, v->message));
   JSON_TRY (st, json_gen_str (g, "hint"));
   JSON_TRY (st, v->hint[0] ? json_gen_str (g, v->hint) : yajl_gen_null (g));
+  JSON_TRY (st, json_gen_str (g, "witnesses"));
+  JSON_TRY (st, gen_witnesses (g, v->witnesses));
   JSON_TRY (st, yajl_gen_map_close (g));
   if (st != yajl_gen_status_ok)
     return shim_error (err, 0, "generate verdict JSON: yajl status %d", (int) st);

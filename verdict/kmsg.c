@@ -541,6 +541,7 @@ kmsg_reader_open (struct kmsg_reader *r, const char *cgroup, struct kmsg_evidenc
       return;
     }
   memcpy (r->cgroup, cgroup, strlen (cgroup) + 1);
+  memcpy (ev->cgroup, cgroup, strlen (cgroup) + 1);
   /* The kernel prints paths from the hierarchy's root; a reader in
    * another cgroup namespace knows the container's path only relative to
    * its own root.  No /proc/self/ns/cgroup: a kernel without cgroup
@@ -658,6 +659,7 @@ kmsg_evidence_gen (yajl_gen g, const struct kmsg_evidence *ev, shim_error_t *err
   size_t i;
 
   ok = yajl_gen_map_open (g) == yajl_gen_status_ok
+       && gen_escaped (g, "cgroup", ev->cgroup)
        && json_kv_str (g, "access", a < KMSG_N_ACCESS ? kmsg_access_names[a] : "not_read")
        && json_kv_int (g, "error", ev->error) && json_kv_bool (g, "lost", ev->lost)
        && json_kv_int (g, "unattributed", (long long) ev->unattributed)
@@ -769,7 +771,8 @@ kmsg_evidence_from_tree (yajl_val v, const char *where, struct kmsg_evidence *ev
   if (i == KMSG_N_ACCESS)
     return shim_error_plain (err, EINVAL, "%s.access: unknown value `%s`", where, access);
   ev->access = (enum kmsg_access) i;
-  if (get_int (v, where, "error", 0, INT_MAX, &error, err) < 0
+  if (get_str (v, where, "cgroup", ev->cgroup, sizeof ev->cgroup, err) < 0
+      || get_int (v, where, "error", 0, INT_MAX, &error, err) < 0
       || get_bool (v, where, "lost", &ev->lost, err) < 0
       || get_int (v, where, "unattributed", 0, LLONG_MAX, &unattributed, err) < 0
       || get_bool (v, where, "truncated", &ev->truncated, err) < 0)

@@ -72,6 +72,9 @@ enum kmsg_access
  * in the watcher's record (kmsg_evidence_gen / kmsg_evidence_from_tree). */
 struct kmsg_evidence
 {
+  /* The kernel's path of the cgroup the evidence is about (the reader's),
+   * so that a record read later still knows whose kills these are. */
+  char cgroup[KMSG_PATH_MAX];
   enum kmsg_access access;
   int error;
   /* Records were overwritten before they were read (read(2) gave EPIPE):

@@ -36,6 +36,43 @@ counters_of (const struct cg_snapshot *s)
   return s && (s->have & CG_SNAP_EVENTS) ? s : NULL;
 }
 
+/* The first of SNAPS (NULL-terminated order) that has BIT. */
+static const struct cg_snapshot *
+with_bit (const struct cg_snapshot *const *snaps, size_t n, unsigned bit)
+{
+  for (size_t i = 0; i < n; i++)
+    if (snaps[i] && (snaps[i]->have & bit))
+      return snaps[i];
+  return NULL;
+}
+
+/* Two snapshots of different cgroups under one path: both carry an id and
+ * the ids differ. */
+static bool
+recreated (const struct cg_snapshot *a, const struct cg_snapshot *b)
+{
+  return a && b && (a->have & CG_SNAP_ID) && (b->have & CG_SNAP_ID) && a->cgroup_id != b->cgroup_id;
+}
+
+/* C's final counters are missing (its cgroup was removed before the last
+ * read): an ancestor that outlived it and whose hierarchical oom_kill did
+ * not change from arming to the end proves that nothing below it, C
+ * included, was OOM-killed.  (A kill anywhere below is counted in every
+ * ancestor's memory.events, without memory_localevents.) */
+static bool
+ancestor_proves_none (const struct verdict_input *in)
+{
+  const struct cg_snapshot *a = in->ancestor_baseline, *b = in->ancestor_final;
+
+  if (a == NULL || b == NULL || !(a->have & CG_SNAP_EVENTS) || !(b->have & CG_SNAP_EVENTS)
+      || !(a->events.have & CG_EV_OOM_KILL) || !(b->events.have & CG_EV_OOM_KILL)
+      || recreated (a, b))
+    return false;
+  if (((a->have | b->have) & CG_SNAP_LOCALEVENTS) && (a->localevents || b->localevents))
+    return false;
+  return b->events.oom_kill == a->events.oom_kill;
+}
+
 static void
 read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
 {
@@ -43,6 +80,8 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
   const struct cg_snapshot *fin = counters_of (in->final) ?: counters_of (in->at_oom);
   /* A baseline without counters is no baseline. */
   const struct cg_snapshot *base = counters_of (in->baseline) ?: &zero;
+  const struct cg_snapshot *all[] = { in->final, in->at_oom, in->baseline };
+  const struct cg_snapshot *le = with_bit (all, 3, CG_SNAP_LOCALEVENTS);
   struct cg_memory_events nolocal = { 0 };
   const struct cg_memory_events *fl, *bl;
   bool ok;
@@ -50,7 +89,19 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
   ev->known = false;
   if (fin == NULL)
     {
+      if (ancestor_proves_none (in))
+        {
+          ev->known = ev->by_ancestor = true;
+          return;
+        }
       ev->why = in->final || in->at_oom ? VERDICT_WHY_EVENTS_UNREADABLE : VERDICT_WHY_NO_SNAPSHOT;
+      return;
+    }
+  /* Removed and made again under the same path: its counters started
+   * again from 0 and may even have passed the baseline's. */
+  if (base != &zero && recreated (base, fin))
+    {
+      ev->why = VERDICT_WHY_RECREATED;
       return;
     }
   fl = &fin->events_local;
@@ -84,6 +135,8 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
         return; /* it went down */
       ev->l_group = 0;
     }
+  ev->l_max_known = fl != &nolocal && delta (fl, bl, CG_EV_MAX, fl->max, bl->max, &ev->l_max, ev);
+  ev->why = VERDICT_WHY_NONE; /* max going down says nothing about kills */
   if (fl == &nolocal && (ev->t_kill > 0 || (fin->events.have & CG_EV_OOM_GROUP_KILL
                                             && fin->events.oom_group_kill
                                                    > base->events.oom_group_kill)))
@@ -98,7 +151,33 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
       ev->why = VERDICT_WHY_NO_BASELINE;
       return;
     }
+  /* memory_localevents: memory.events is C's own, like .local, so a kill in
+   * a nested cgroup shows nowhere.  A kill of a process in C itself still
+   * does; anything else is unknown (measured: a parent's OOM killing
+   * processes in C's nested cgroups read as "no OOM kill", on 6.1 and
+   * 6.12). */
+  if (le && le->localevents && fl != &nolocal)
+    {
+      ev->localevents = true;
+      ev->t_oom = ev->l_oom;
+      ev->t_kill = ev->l_kill;
+      if (ev->l_kill == 0 && ev->l_group == 0)
+        {
+          ev->why = VERDICT_WHY_LOCALEVENTS;
+          return;
+        }
+    }
   ev->known = true;
+}
+
+/* memory.oom.group as the snapshots have it (the hook sets it to 1). */
+static bool
+oom_group_set (const struct verdict_input *in)
+{
+  const struct cg_snapshot *all[] = { in->final, in->at_oom, in->baseline };
+  const struct cg_snapshot *s = with_bit (all, 3, CG_SNAP_OOM_GROUP);
+
+  return s && s->oom_group;
 }
 
 static void
@@ -110,7 +189,13 @@ classify (struct verdict_evidence *ev)
   ev->kills = ev->nested = 0;
   ev->group_kill = VERDICT_NULL;
   ev->decisive = false;
-  if (ev->l_group > 0 || ev->l_kill > 0 || (own_limit_only && ev->t_kill > 0)
+  ev->as_group = false;
+  /* C's own limit with victims only in nested leaves: on a kernel that
+   * counts group kills, a group kill shows in local oom_group_kill, so
+   * without it these were one-by-one kills (or a kill -9 after an OOM event
+   * that killed nothing): ambiguous below.  Before 5.17 it is the only sign
+   * of the measured "nested leaves, oom.group=1" row. */
+  if (ev->l_group > 0 || ev->l_kill > 0 || (own_limit_only && ev->t_kill > 0 && !ev->have_group_key)
       || (ev->t_kill > 0 && ev->t_oom == 0))
     {
       ev->cls = VERDICT_CLASS_BELONGS;
@@ -124,9 +209,14 @@ classify (struct verdict_evidence *ev)
           ev->kills = ev->l_kill;
           ev->nested = ev->t_kill > ev->l_kill ? ev->t_kill - ev->l_kill : 0;
         }
-      if (ev->scope == VERDICT_SCOPE_CONTAINER && ev->have_group_key)
-        ev->group_kill = ev->l_group > 0 ? VERDICT_TRUE : VERDICT_FALSE;
-      ev->decisive = ev->l_group > 0 || ev->scope == VERDICT_SCOPE_ANCESTOR;
+      /* Before 5.17 a group kill is not counted; memory.oom.group=1 on C
+       * (the hook sets it) makes the kernel kill C's whole group for C's own
+       * limit. */
+      ev->as_group = ev->l_group > 0
+                     || (!ev->have_group_key && ev->oom_group && ev->scope == VERDICT_SCOPE_CONTAINER);
+      if (ev->scope == VERDICT_SCOPE_CONTAINER && (ev->have_group_key || ev->as_group))
+        ev->group_kill = ev->as_group ? VERDICT_TRUE : VERDICT_FALSE;
+      ev->decisive = ev->as_group || ev->scope == VERDICT_SCOPE_ANCESTOR;
     }
   else if (ev->t_kill > 0 && ev->l_oom > 0)
     {
@@ -138,7 +228,11 @@ classify (struct verdict_evidence *ev)
     }
   else if (ev->t_kill > 0)
     {
+      /* Tree kills and OOM events below C only: a nested cgroup's limit, or
+       * an ancestor's OOM while a nested cgroup also had an OOM event; the
+       * counters cannot tell these apart. */
       ev->cls = VERDICT_CLASS_NESTED;
+      ev->ambiguous_nested = true;
       ev->nested = ev->t_kill > ev->l_kill ? ev->t_kill - ev->l_kill : 0;
       if (ev->have_group_key)
         ev->group_kill = VERDICT_FALSE;
@@ -154,6 +248,23 @@ set_unknown (struct verdict *v, struct verdict_facts *f, enum verdict_why why)
 {
   v->oom_killed = VERDICT_NULL;
   f->unknown = why;
+}
+
+/* Why kills the counters found cannot be attributed. */
+static enum verdict_why
+unattributed_why (const struct verdict_evidence *ev)
+{
+  if (ev->cls == VERDICT_CLASS_NESTED)
+    return VERDICT_WHY_NESTED_OR_ANCESTOR;
+  return ev->t_oom == ev->l_oom ? VERDICT_WHY_NESTED_VICTIMS : VERDICT_WHY_AMBIGUOUS;
+}
+
+/* Kills whose owner the evidence cannot name: C's own limit mixed with
+ * nested ones, or nested kills that may have been an ancestor's. */
+static bool
+unattributed (const struct verdict_evidence *ev)
+{
+  return ev->cls == VERDICT_CLASS_AMBIGUOUS || (ev->cls == VERDICT_CLASS_NESTED && ev->ambiguous_nested);
 }
 
 static void
@@ -174,6 +285,12 @@ decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdic
       set_unknown (v, f, VERDICT_WHY_RUNTIME_OR_OOM);
       f->story = VERDICT_STORY_KILLED_EITHER;
     }
+  else if (ev->cls == VERDICT_CLASS_BELONGS && in->signals_unknown && !ev->decisive)
+    {
+      /* The runtime may have sent SIGKILL too: the same doubt as above. */
+      set_unknown (v, f, VERDICT_WHY_SIGNALS_UNKNOWN);
+      f->story = VERDICT_STORY_KILLED_UNKNOWN;
+    }
   else if (ev->cls == VERDICT_CLASS_BELONGS)
     {
       v->reason = VERDICT_OOM_KILLED;
@@ -181,15 +298,18 @@ decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdic
       v->killed_by = VERDICT_BY_NONE;
       f->story = VERDICT_STORY_OOM_KILLED;
     }
-  else if (ev->cls == VERDICT_CLASS_AMBIGUOUS)
+  else if (unattributed (ev))
     {
-      set_unknown (v, f, VERDICT_WHY_AMBIGUOUS);
+      set_unknown (v, f, unattributed_why (ev));
       f->story = VERDICT_STORY_KILLED_UNKNOWN;
     }
   else
     {
       v->oom_killed = VERDICT_FALSE;
-      v->killed_by = f->runtime_sent ? VERDICT_BY_RUNTIME : VERDICT_BY_OUTSIDE;
+      /* "outside" only when the record proves the runtime sent nothing. */
+      v->killed_by = f->runtime_sent        ? VERDICT_BY_RUNTIME
+                     : in->signals_unknown ? VERDICT_BY_NONE
+                                           : VERDICT_BY_OUTSIDE;
       f->story = VERDICT_STORY_KILLED_NOT_OOM;
     }
 }
@@ -208,9 +328,11 @@ decide_without_status (const struct verdict_input *in, struct verdict *v, struct
     {
       v->reason = VERDICT_KILLED;
       v->killed_by = VERDICT_BY_RUNTIME;
-      if (!ev->known)
+      if (!ev->known || (ev->cls == VERDICT_CLASS_NESTED && ev->ambiguous_nested))
         {
-          set_unknown (v, f, ev->why);
+          /* Nested-looking kills may have been an ancestor's group kill,
+           * which would have taken init before the runtime's SIGKILL. */
+          set_unknown (v, f, ev->known ? unattributed_why (ev) : ev->why);
           f->story = VERDICT_STORY_RUNTIME_UNKNOWN;
         }
       else if (ev->cls == VERDICT_CLASS_NONE || ev->cls == VERDICT_CLASS_NESTED)
@@ -241,9 +363,9 @@ decide_without_status (const struct verdict_input *in, struct verdict *v, struct
       set_unknown (v, f, VERDICT_WHY_ONE_BY_ONE_NO_STATUS);
       f->story = VERDICT_STORY_STOPPED_ONE_BY_ONE;
     }
-  else if (ev->cls == VERDICT_CLASS_AMBIGUOUS)
+  else if (unattributed (ev))
     {
-      set_unknown (v, f, VERDICT_WHY_AMBIGUOUS);
+      set_unknown (v, f, unattributed_why (ev));
       f->story = VERDICT_STORY_STOPPED_AMBIGUOUS;
     }
   else
@@ -289,20 +411,30 @@ verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdic
   memory_figures (in, v);
 
   read_counters (in, ev);
+  ev->oom_group = oom_group_set (in);
   /* The specific cause first; "not enforced" only when nothing says more. */
-  if (!ev->known && in->unavailable_reason && in->unavailable_reason[0])
+  if (!ev->known && in->unavailable_reason && in->unavailable_reason[0]
+      && ev->why != VERDICT_WHY_RECREATED && ev->why != VERDICT_WHY_LOCALEVENTS)
     ev->why = VERDICT_WHY_UNAVAILABLE;
-  else if (!ev->known && !in->memory_limit_enforced)
+  else if (!ev->known && !in->memory_limit_enforced && ev->why != VERDICT_WHY_RECREATED
+           && ev->why != VERDICT_WHY_LOCALEVENTS)
     ev->why = VERDICT_WHY_NOT_ENFORCED;
   if (ev->known)
+    classify (ev);
+  v->witnesses = !ev->known        ? 0
+                 : ev->by_ancestor ? VERDICT_WITNESS_ANCESTOR
+                                   : VERDICT_WITNESS_COUNTERS;
+  verdict_witness_weigh (in, v, f);
+  if (ev->known)
     {
-      classify (ev);
       v->have_oom = ev->cls != VERDICT_CLASS_NONE;
       v->oom.scope = ev->scope;
       v->oom.kills = ev->kills;
       v->oom.group_kill = ev->group_kill;
       v->oom.nested_kills = ev->nested;
     }
+  v->oom.have_max_events = ev->l_max_known;
+  v->oom.max_events = ev->l_max;
 
   if (!in->have_status)
     decide_without_status (in, v, f);

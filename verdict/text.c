@@ -56,6 +56,12 @@ verdict_signal_name (int sig, char *buf, size_t len)
 
 /* ---- message pieces ---------------------------------------------------- */
 
+static const char *
+procs (uint64_t n)
+{
+  return n == 1 ? "process" : "processes";
+}
+
 struct sbuf
 {
   char *p;
@@ -77,17 +83,73 @@ put (struct sbuf *b, const char *fmt, ...)
     b->used = b->used + (size_t) n < b->cap ? b->used + (size_t) n : b->cap - 1;
 }
 
+
 static const char *
-procs (uint64_t n)
+kills_word (uint64_t n)
 {
-  return n == 1 ? "process" : "processes";
+  return n == 1 ? "kill" : "kills";
+}
+
+/* Why the kernel log did not help: "the kernel log was not read". */
+static const char *
+kmsg_state (const struct verdict_kmsg_facts *km)
+{
+  switch (km->use)
+    {
+    case VERDICT_KMSG_DENIED:
+      return "the kernel log could not be read";
+    case VERDICT_KMSG_INCOMPLETE:
+      return "the kernel log had lost or unattributed records";
+    case VERDICT_KMSG_NO_PATH:
+      return "the kernel log could not be matched to its cgroup";
+    case VERDICT_KMSG_USED:
+      return "the kernel log was read";
+    default:
+      return "the kernel log was not read";
+    }
+}
+
+/* What the counters said, for a disagreement: "count no OOM kill in its
+ * cgroup". */
+static void
+counters_said (const struct verdict_evidence *c, char *buf, size_t len)
+{
+  if (c->by_ancestor)
+    snprintf (buf, len, "of its parent cgroup count no OOM kill below it");
+  else if (c->cls == VERDICT_CLASS_NONE)
+    snprintf (buf, len, "count no OOM kill in its cgroup");
+  else if (c->cls == VERDICT_CLASS_BELONGS)
+    snprintf (buf, len, "count %llu OOM %s of its own", (unsigned long long) c->kills,
+              kills_word (c->kills));
+  else
+    snprintf (buf, len, "count %llu OOM %s in nested cgroups and no OOM event of its own",
+              (unsigned long long) c->t_kill, kills_word (c->t_kill));
+}
+
+/* What the kernel log said: "reports 1 OOM kill of `python3` (pid 4121) by its own limit". */
+static void
+kmsg_said (const struct verdict *v, const struct verdict_kmsg_facts *km, char *buf, size_t len)
+{
+  if (km->cls == VERDICT_CLASS_NONE)
+    snprintf (buf, len, "reports no OOM kill in it");
+  else if (km->cls == VERDICT_CLASS_NESTED)
+    snprintf (buf, len, "reports %llu OOM %s by nested cgroups' limits",
+              (unsigned long long) km->nested, kills_word (km->nested));
+  else
+    snprintf (buf, len, "reports %llu OOM %s (`%s`, pid %lld) by %s",
+              (unsigned long long) (km->own + km->ancestor), kills_word (km->own + km->ancestor),
+              v->oom.victims[km->first_victim].comm, (long long) km->first->pid,
+              km->own > 0 ? "its own limit" : "a parent cgroup's or the host's limit");
 }
 
 /* Why oom_killed is null, or why the counters are unknown. */
 static void
-why_text (const struct verdict_input *in, const struct verdict_evidence *ev, enum verdict_why why,
-          char *buf, size_t len)
+why_text (const struct verdict_input *in, const struct verdict *v, const struct verdict_facts *f,
+          enum verdict_why why, char *buf, size_t len)
 {
+  const struct verdict_evidence *ev = &f->ev;
+  char a[160], b[160];
+
   switch (why)
     {
     case VERDICT_WHY_NONE:
@@ -139,6 +201,37 @@ why_text (const struct verdict_input *in, const struct verdict_evidence *ev, enu
       break;
     case VERDICT_WHY_NOT_EXITED:
       snprintf (buf, len, "init has not exited");
+      break;
+    case VERDICT_WHY_RECREATED:
+      snprintf (buf, len, "the cgroup was removed and made again under the same path since create "
+                          "(its id changed), so its OOM counters do not count from the baseline");
+      break;
+    case VERDICT_WHY_LOCALEVENTS:
+      snprintf (buf, len,
+                "the cgroup2 mount has memory_localevents, so its counters do not show OOM kills "
+                "in nested cgroups, and %s",
+                kmsg_state (&f->km));
+      break;
+    case VERDICT_WHY_DISAGREE:
+      counters_said (&f->counters, a, sizeof a);
+      kmsg_said (v, &f->km, b, sizeof b);
+      snprintf (buf, len, "the cgroup's counters %s, but the kernel log %s", a, b);
+      break;
+    case VERDICT_WHY_NESTED_VICTIMS:
+      snprintf (buf, len,
+                "its own memory limit ran out and %llu %s in nested cgroups %s OOM-killed one by "
+                "one, not as a group",
+                (unsigned long long) ev->t_kill, procs (ev->t_kill), ev->t_kill == 1 ? "was" : "were");
+      break;
+    case VERDICT_WHY_NESTED_OR_ANCESTOR:
+      snprintf (buf, len,
+                "the %llu OOM %s counted below it may have been a nested cgroup's or a parent's "
+                "(the counters cannot tell them apart) and %s",
+                (unsigned long long) ev->t_kill, kills_word (ev->t_kill), kmsg_state (&f->km));
+      break;
+    case VERDICT_WHY_SIGNALS_UNKNOWN:
+      snprintf (buf, len, "processes were OOM-killed one by one, not as a group, and the record "
+                          "of the runtime's signals is unreadable");
       break;
     }
 }
@@ -202,10 +295,10 @@ put_oom_details (struct sbuf *b, const struct verdict *v, const struct verdict_e
   if (ev->kills > 0)
     {
       put (b, "%s%llu %s killed%s", sep, (unsigned long long) ev->kills, procs (ev->kills),
-           ev->l_group > 0 ? " as a group" : "");
+           ev->as_group ? " as a group" : "");
       sep = ", ";
     }
-  else if (ev->l_group > 0)
+  else if (ev->as_group)
     {
       put (b, "%skilled as a group", sep);
       sep = ", ";
@@ -240,6 +333,33 @@ put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct ver
   put_oom_details (b, v, ev, in->at_oom);
 }
 
+/* "; the kernel killed `python3` (pid 4121, 498 MiB anonymous) and 2 more" */
+static void
+put_victim (struct sbuf *b, const struct verdict *v, const struct verdict_kmsg_facts *km)
+{
+  const struct kmsg_oom_kill *x = km->first;
+  uint64_t n = km->own + km->ancestor;
+  char sz[32];
+
+  if (km->use != VERDICT_KMSG_USED || x == NULL)
+    return;
+  put (b, "; the kernel killed `%s` (pid %lld", v->oom.victims[km->first_victim].comm,
+       (long long) x->pid);
+  if (x->have_victim)
+    {
+      verdict_format_size (x->anon_rss_kb * 1024, sz, sizeof sz);
+      put (b, ", %s anonymous", sz);
+      if (x->shmem_rss_kb > 0)
+        {
+          verdict_format_size (x->shmem_rss_kb * 1024, sz, sizeof sz);
+          put (b, ", %s shmem", sz);
+        }
+    }
+  put (b, ")");
+  if (n > 1)
+    put (b, " and %llu more", (unsigned long long) (n - 1));
+}
+
 /* What else the counters say, after "exited with code 3" and the like. */
 static void
 put_counter_note (struct sbuf *b, const struct verdict_evidence *ev, const char *why)
@@ -252,6 +372,10 @@ put_counter_note (struct sbuf *b, const struct verdict_evidence *ev, const char 
          ev->scope == VERDICT_SCOPE_ANCESTOR ? " when a parent cgroup's or the host's memory ran out"
                                              : "",
          (unsigned long long) ev->kills);
+  else if (ev->cls == VERDICT_CLASS_NESTED && ev->ambiguous_nested)
+    put (b, "; %llu %s below it %s OOM-killed, for a nested cgroup's limit or a parent's (the "
+            "counters cannot tell which)",
+         (unsigned long long) ev->nested, procs (ev->nested), ev->nested == 1 ? "was" : "were");
   else if (ev->cls == VERDICT_CLASS_NESTED || ev->cls == VERDICT_CLASS_AMBIGUOUS)
     put (b, "; %llu %s in nested cgroups %s OOM-killed", (unsigned long long) ev->nested,
          procs (ev->nested), ev->nested == 1 ? "was" : "were");
@@ -273,7 +397,10 @@ static void
 put_no_oom (struct sbuf *b, const struct verdict_evidence *ev, const char *tail)
 {
   put (b, "with no OOM kill %s%s",
-       ev->cls == VERDICT_CLASS_NESTED ? "of its own" : "counted in its cgroup", tail);
+       ev->cls == VERDICT_CLASS_NESTED ? "of its own"
+       : ev->by_ancestor               ? "counted in its parent cgroup, which outlived it"
+                                       : "counted in its cgroup",
+       tail);
   if (ev->cls == VERDICT_CLASS_NESTED)
     {
       put (b, "; ");
@@ -318,12 +445,13 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
   struct sbuf *b = &m;
   char why[sizeof v->unknown_reason], sig[24];
 
-  why_text (in, ev, ev->known ? VERDICT_WHY_NONE : ev->why, why, sizeof why);
-  why_text (in, ev, f->unknown, v->unknown_reason, sizeof v->unknown_reason);
+  why_text (in, v, f, ev->known ? VERDICT_WHY_NONE : ev->why, why, sizeof why);
+  why_text (in, v, f, f->unknown, v->unknown_reason, sizeof v->unknown_reason);
   switch (f->story)
     {
     case VERDICT_STORY_OOM_KILLED:
       put_oom_killed (b, in, v, ev);
+      put_victim (b, v, &f->km);
       if (f->runtime_sent)
         put (b, "; the runtime had also sent SIGKILL");
       break;
@@ -339,16 +467,21 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       break;
     case VERDICT_STORY_KILLED_NOT_OOM:
       put (b, "container %s was killed by SIGKILL %s (not an OOM kill: ", id,
-           f->runtime_sent ? "sent by the runtime" : "from outside the runtime");
+           f->runtime_sent           ? "sent by the runtime"
+           : in->signals_unknown ? "from the runtime or outside it (the record of the runtime's "
+                                   "signals is unreadable)"
+                                 : "from outside the runtime");
       if (ev->cls == VERDICT_CLASS_NESTED)
         put_nested (b, ev->nested);
+      else if (ev->by_ancestor)
+        put (b, "no OOM kill was counted in its parent cgroup, which outlived it");
       else
         put (b, "no OOM kill was counted in its cgroup");
       put (b, ")");
       break;
     case VERDICT_STORY_RUNTIME_UNKNOWN:
       put (b, "container %s was stopped by the runtime's SIGKILL; whether it was also OOM-killed is "
-              "unknown: %s", id, why);
+              "unknown: %s", id, v->unknown_reason);
       break;
     case VERDICT_STORY_RUNTIME_NO_OOM:
       put (b, "container %s was stopped by the runtime's SIGKILL, ", id);

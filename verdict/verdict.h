@@ -3,8 +3,9 @@
  * snapshots, init's wait status and the runtime's record of the signals it
  * sent, to what happened, plus its JSON and one human sentence.  Both `shim`
  * and `shim-oom-hook` call this; it is the only copy of the rules.
- * rules.c decides, text.c words it (message, hint, sizes), json.c writes it,
- * mark.c creates podman's marker from it.
+ * rules.c decides, witness.c weighs the kernel log with the counters,
+ * text.c words it (message, hint, sizes), json.c writes it, mark.c creates
+ * podman's marker from it.
  *
  * Counters are deltas final - baseline of C's memory.events.local ("local")
  * and memory.events ("tree").  A kill belongs to the container when
@@ -44,11 +45,68 @@
  *   - No baseline: counters are taken from 0, which is only trusted while they
  *     are all still 0 (counters only rise); otherwise oom_killed is null.
  *   - The reason oom_killed is null goes into message (and unknown_reason);
- *     the JSON has exactly docs/DESIGN.md's fields.
+ *     the JSON has docs/DESIGN.md's fields plus the names below.
  *   - oom is null when the counters are unknown or nothing was OOM-killed in
  *     C's tree; oom.scope is null for nested kills only; oom.group_kill is
  *     null when the kernel does not count group kills, and for ancestor kills
- *     (C's counters cannot tell whether the ancestor killed as a group). */
+ *     (C's counters cannot tell whether the ancestor killed as a group).
+ *
+ * Decisions of issue 11 (the evidence pipeline; each has a unit row in
+ * tests/unit/test_verdict.c that failed on the rules before it):
+ *   - memory_localevents (a snapshot's `localevents`): memory.events is then
+ *     C's own, so kills in nested cgroups show nowhere (measured on 6.1 and
+ *     6.12: a parent's OOM that killed processes in C's nested cgroups came
+ *     back Killed/outside/false).  A local oom_kill or oom_group_kill still
+ *     decides; anything else is unknown: the kernel log decides, else
+ *     oom_killed null, never false and never killed_by "outside".
+ *   - `local oom and tree kills, no nested OOM event` is C's own kill only on
+ *     kernels without oom_group_kill (before 5.17 it is the only sign of the
+ *     "nested leaves, oom.group=1" row).  Where the kernel counts group
+ *     kills, local {oom 1, oom_kill 0, oom_group_kill 0} with tree kills were
+ *     one-by-one kills of nested leaves' processes (or a kill -9 after an OOM
+ *     event that killed nothing): with init dead of SIGKILL, oom_killed null.
+ *   - Tree kills with OOM events only below C ("nested kills") may also be
+ *     an ancestor's kill while a nested cgroup had an OOM event: the
+ *     counters cannot tell.  Exited and Signaled stay oom_killed false (init
+ *     did not die of it); for a SIGKILL death, or without a wait status,
+ *     the kernel log decides, else oom_killed null (measured table row 4
+ *     keeps its answer when the kernel log confirms the nested kill).
+ *   - memory.oom.group=1 in a snapshot (the hook sets it), on a kernel
+ *     without oom_group_kill: a kill of C's own limit took the whole group
+ *     (group_kill true, OOMKilled without a wait status).
+ *   - A cgroup_id that differs between baseline and final: the cgroup was
+ *     removed and made again under the same path; its counters are unknown.
+ *   - C's final counters missing (runc removes the cgroup right after
+ *     reaping): the surviving ancestor's hierarchical oom_kill unchanged from
+ *     arming to the end proves nothing below it was OOM-killed: oom_killed
+ *     false, witness "ancestor".  Changed: the kernel log decides, else null.
+ *   - signals_unknown (the record of signals unreadable): never "nothing
+ *     sent": killed_by is never "outside", and a one-by-one OOM kill with a
+ *     SIGKILL death is null, as when the runtime sent SIGKILL.
+ *   - The kernel log (in->kmsg, kmsg.h) is a witness when it was read from
+ *     arming (KMSG_READ) with nothing lost, no unattributed victim and no
+ *     truncation, and the container's kernel path (kmsg_cgroup) is known.
+ *     Its kills with task_memcg within C are sorted by oom_memcg: C itself
+ *     (its own limit), within C (a nested limit), above C or none (an
+ *     ancestor's or the host's).  Counters known and the log agreeing:
+ *     decided, both witnesses.  Counters unknown (lost, recreated,
+ *     localevents): the log decides alone, a kill or no kill, C's
+ *     oom.group=1 making an own-limit kill a group kill.  Counters that left
+ *     the owner open (nested-or-ancestor, own-limit-or-nested): the log
+ *     names it.  Counters and log contradicting each other (a kill in one
+ *     and none in the other, a kill by C's limit without an OOM event of
+ *     C's): oom_killed null with both accounts in the message.  Without a
+ *     usable log the counters decide alone and the message says why the log
+ *     did not help where that matters.
+ *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
+ *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
+ *     or unknown), oom.max_events (delta of memory.events.local `max`: how
+ *     often C's limit was reached), oom.victims (each kill in C's tree from
+ *     the log: pid, command, anon_rss/file_rss/shmem_rss in bytes, cgroup
+ *     as oom_memcg; null without the log), and "witnesses" (["counters",
+ *     "ancestor", "kmsg"]: the evidence the decision rests on; [] when none
+ *     was usable).  The message of an OOM kill names the first victim: "the
+ *     kernel killed `python3` (pid 4121, 498 MiB anonymous)". */
 #ifndef SHIM_VERDICT_H
 #define SHIM_VERDICT_H
 
@@ -127,6 +185,29 @@ struct verdict_input
   /* The kernel log's OOM records about the container (kmsg.h), NULL when
    * no reader was armed. */
   const struct kmsg_evidence *kmsg;
+  /* The container's cgroup as the kernel names it in those records (the
+   * kmsg reader's cgroup: from the root of the cgroup2 hierarchy), NULL
+   * when not known: the records are then not used. */
+  const char *kmsg_cgroup;
+};
+
+/* Which witnesses a verdict used (verdict.witnesses): C's own counters, the
+ * surviving ancestor's, the kernel log. */
+#define VERDICT_WITNESS_COUNTERS (1u << 0)
+#define VERDICT_WITNESS_ANCESTOR (1u << 1)
+#define VERDICT_WITNESS_KMSG (1u << 2)
+
+/* A process the kernel OOM-killed, from its log. */
+struct verdict_victim
+{
+  int64_t pid; /* in the initial pid namespace */
+  char comm[KMSG_COMM_MAX * 4]; /* escaped as the kernel log escapes it */
+  bool have_rss; /* the "Killed process" record was read */
+  uint64_t anon_rss, file_rss, shmem_rss; /* bytes */
+  /* Where it lived: relative to the container ("." the container itself,
+   * "a/b" nested), absolute ("/...") when outside it; "" unknown (a member
+   * of a memory.oom.group kill).  Escaped. */
+  char cgroup[KMSG_PATH_MAX];
 };
 
 struct verdict
@@ -136,7 +217,7 @@ struct verdict
   int exit_code;
   int signal; /* 0: null */
   enum verdict_tri oom_killed;
-  char unknown_reason[160]; /* why oom_killed is null; "" otherwise */
+  char unknown_reason[384]; /* why oom_killed is null; "" otherwise */
   bool have_oom;            /* false: "oom": null */
   struct
   {
@@ -144,6 +225,18 @@ struct verdict
     uint64_t kills; /* the container's: local, or the tree's when they were C's */
     enum verdict_tri group_kill;
     uint64_t nested_kills; /* in nested cgroups, by their own limits */
+    /* Added by the kernel-log witness (JSON oom.oom_memcg, max_events,
+     * victims): the cgroup whose limit ran out, as victim.cgroup ("": null,
+     * e.g. a host-wide OOM); how often C's own limit was reached
+     * (memory.events.local max, delta); the victims of the container's
+     * kills (n_victims 0: an empty list, or null when the log was not
+     * read). */
+    char oom_memcg[KMSG_PATH_MAX];
+    bool have_max_events;
+    uint64_t max_events;
+    bool have_victims;
+    size_t n_victims;
+    struct verdict_victim victims[KMSG_MAX_KILLS];
   } oom;
   bool have_memory_limit; /* false when unlimited or unknown */
   uint64_t memory_limit;
@@ -153,6 +246,9 @@ struct verdict
   enum verdict_killed_by killed_by;
   char message[768];
   char hint[256]; /* "": null */
+  /* VERDICT_WITNESS_* bits of the evidence used: JSON
+   * "witnesses": ["counters", "ancestor", "kmsg"]. */
+  unsigned witnesses;
 };
 
 void verdict_compute (const struct verdict_input *in, struct verdict *out);

@@ -19,7 +19,9 @@ enum verdict_class
   VERDICT_CLASS_NONE,      /* nothing was OOM-killed in C's tree */
   VERDICT_CLASS_BELONGS,   /* the kill belongs to the container (scope says whose limit) */
   VERDICT_CLASS_AMBIGUOUS, /* C's limit and nested limits both ran out; kills only in the tree */
-  VERDICT_CLASS_NESTED,    /* kills only in nested cgroups, by their own limits */
+  VERDICT_CLASS_NESTED,    /* kills only in nested cgroups, by their own limits (or, as far as
+                            * the counters can tell, an ancestor's while a nested cgroup had an
+                            * OOM event: only the kernel log tells these apart) */
 };
 
 /* Why oom_killed is null (unknown_reason), or why the counters are unknown. */
@@ -35,12 +37,39 @@ enum verdict_why
   VERDICT_WHY_NO_BASELINE,
   VERDICT_WHY_UNAVAILABLE, /* the input's unavailable_reason */
   VERDICT_WHY_NOT_ENFORCED,
+  VERDICT_WHY_RECREATED,   /* cgroup_id changed between baseline and final */
+  VERDICT_WHY_LOCALEVENTS, /* memory_localevents: nested kills cannot be seen */
+  VERDICT_WHY_DISAGREE,    /* the counters and the kernel log disagree */
   /* The counters are known but do not settle it. */
   VERDICT_WHY_ONE_BY_ONE_TOO,       /* no status, the runtime's SIGKILL and one-by-one kills */
   VERDICT_WHY_ONE_BY_ONE_NO_STATUS, /* no status, one-by-one kills */
   VERDICT_WHY_RUNTIME_OR_OOM,       /* SIGKILL from the runtime and one-by-one kills */
   VERDICT_WHY_AMBIGUOUS,            /* kills of C's limit and of nested ones mixed */
   VERDICT_WHY_NOT_EXITED,           /* a wait status that is no exit */
+  VERDICT_WHY_NESTED_VICTIMS,       /* own limit, one-by-one kills of nested leaves' processes */
+  VERDICT_WHY_NESTED_OR_ANCESTOR,   /* tree kills: a nested limit's or an ancestor's */
+  VERDICT_WHY_SIGNALS_UNKNOWN,      /* the record of signals is unreadable */
+};
+
+/* What the kernel log says (witness.c): OOM kills of processes in C's tree,
+ * by whose limit. */
+enum verdict_kmsg_use
+{
+  VERDICT_KMSG_NONE,       /* no reader (KMSG_NOT_READ) */
+  VERDICT_KMSG_DENIED,     /* no access, or another cgroup namespace */
+  VERDICT_KMSG_INCOMPLETE, /* lost or unattributed records, or too many kills */
+  VERDICT_KMSG_NO_PATH,    /* the container's kernel path is not known */
+  VERDICT_KMSG_USED,
+};
+
+struct verdict_kmsg_facts
+{
+  enum verdict_kmsg_use use;
+  enum verdict_class cls; /* NONE, BELONGS or NESTED (when used) */
+  enum verdict_scope scope;
+  uint64_t own, ancestor, nested; /* kills by C's limit, an ancestor's or the host's, a nested one's */
+  const struct kmsg_oom_kill *first; /* the first kill of the container's, or NULL */
+  size_t first_victim;               /* its entry in verdict.oom.victims */
 };
 
 /* The counters as deltas final - baseline, and what they say. */
@@ -55,6 +84,13 @@ struct verdict_evidence
   bool decisive; /* a group kill: init went with it */
   uint64_t kills, nested;
   enum verdict_tri group_kill;
+  bool oom_group; /* a snapshot says memory.oom.group=1 */
+  bool as_group; /* killed as a group: oom_group_kill, or oom.group=1 on a kernel without it */
+  bool localevents; /* the tree counters are C's own (memory_localevents) */
+  bool by_ancestor; /* known from the surviving ancestor's counters, C's were missing */
+  bool ambiguous_nested; /* NESTED: an ancestor's kill is not ruled out */
+  bool l_max_known;
+  uint64_t l_max; /* memory.events.local max: how often C's limit was reached */
 };
 
 /* Which sentence tells the decision (text.c has each one). */
@@ -82,11 +118,22 @@ struct verdict_facts
   enum verdict_story story;
   enum verdict_why unknown; /* why oom_killed is null; VERDICT_WHY_NONE otherwise */
   bool runtime_sent;        /* the runtime sent the signal init died of */
+  struct verdict_kmsg_facts km;
+  /* The counters' evidence before the kernel log was weighed (for the
+   * message when the two disagree). */
+  struct verdict_evidence counters;
 };
 
 /* rules.c: every field of v but message, hint and unknown_reason.
  * in->container_id is not NULL. */
 void verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdict_facts *f);
+
+/* witness.c: what the kernel log says (f->km), and the evidence weighed with
+ * it: agreeing witnesses decide, a kernel log line proving an OOM kill of
+ * the container decides when the counters are unknown, disagreeing ones
+ * make the counters unknown (VERDICT_WHY_DISAGREE).  Also fills the
+ * victims and oom_memcg of V. */
+void verdict_witness_weigh (const struct verdict_input *in, struct verdict *v, struct verdict_facts *f);
 
 /* text.c: message, hint and unknown_reason, from what verdict_decide found. */
 void verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, struct verdict *v);

@@ -251,6 +251,12 @@ test_input (void)
   ok (s.in.ancestor_baseline == &r.ancestor_baseline && s.in.ancestor_final == &r.ancestor_final,
       "the ancestor's two snapshots are the input's");
   ok (s.in.kmsg == &r.kmsg, "a kernel log that was tried is the input's, denied or not");
+  ok (s.in.kmsg_cgroup == NULL, "no path in the evidence: the kernel log names no one");
+  snprintf (r.kmsg.cgroup, sizeof r.kmsg.cgroup, "/shim/i2");
+  verdict_input_init (&s, "i2", true);
+  verdict_input_record (&s, &r, NULL);
+  ok (s.in.kmsg_cgroup && strcmp (s.in.kmsg_cgroup, "/shim/i2") == 0,
+      "the kernel log's evidence says whose kills it holds: the input's kmsg_cgroup");
   verdict_input_signals (&s, VERDICT_SIGBIT (9), true);
   ok (s.in.signals_sent == VERDICT_SIGBIT (9) && s.in.signals_unknown, "the signal log");
 
