@@ -18,6 +18,13 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS)
+# Instrumentation for the sanitizer and fuzzing builds (`make test-asan`,
+# `make fuzz` build in copies of the tree, under build-asan/ and
+# build-fuzz/): objects, libraries and our binaries, never the static
+# workloads of the example rootfs.
+SANITIZE ?=
+CFLAGS += $(SANITIZE)
+LDFLAGS += $(SANITIZE)
 
 LAYERS := common cgroup verdict runtime
 srcs = $(wildcard $(1)/*.c)
@@ -104,3 +111,21 @@ clean: clean-test-helpers
 clean-test-helpers:
 	rm -f $(TEST_HELPERS)
 .PHONY: clean-test-helpers
+
+# Sanitizers and fuzzing (tests/sanitize/, tests/fuzz/), each built in a
+# copy of the tree so the normal build is untouched:
+#   make test-asan       unit and host suites against an ASan+UBSan build
+#   make test-valgrind   the unit tests under valgrind's memcheck
+#   make fuzz            each libFuzzer harness for FUZZ_SECONDS (60) on its
+#                        corpus, then every saved crash input replayed
+test-asan:
+	tests/sanitize/run-asan.sh
+test-valgrind: $(UNIT_BINS)
+	tests/sanitize/run-valgrind.sh
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+clean: clean-sanitize
+clean-sanitize:
+	rm -rf build-asan build-fuzz
+.PHONY: test-asan test-valgrind fuzz clean-sanitize

@@ -4,7 +4,8 @@ set -eu
 pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev
       busybox-static bats jq iproute2 util-linux procps
       qemu-system-x86 cpio gzip xz-utils kmod
-      runc crun podman conmon golang-github-containers-common containerd docker.io"
+      runc crun podman conmon golang-github-containers-common containerd docker.io
+      clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
