@@ -11,7 +11,7 @@ sanitizer_env() {
 	# detect_leaks: leaks are reported at exit; the container's init execs
 	# the workload (no exit, so no leak check there), every other process
 	# of ours exits through exit() and is checked.
-	export ASAN_OPTIONS="detect_leaks=1:exitcode=86:log_path=$logs/asan:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+	export ASAN_OPTIONS="detect_leaks=1:exitcode=86:log_path=$logs/asan:abort_on_error=0:detect_stack_use_after_return=1:check_initialization_order=1"
 	export LSAN_OPTIONS="exitcode=86:log_path=$logs/lsan"
 	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$logs/ubsan"
 }
