@@ -20,6 +20,11 @@ faulted() {
 	assert_eq "$status" 137 "exit status of shim $* stopped at $phase"
 }
 
+# The verdict `state` shows (an annotation), "" when none.
+verdict_annotation() {
+	shim state "$ID" | jq -r '.annotations["io.github.shim.verdict"] // ""'
+}
+
 # gone_after_delete: delete --force succeeds, and then state says so.
 gone_after_delete() {
 	run --separate-stderr shim delete --force "$ID"
@@ -71,6 +76,7 @@ gone_after_delete() {
 	run --separate-stderr shim kill "$ID" KILL
 	assert_status 0
 	wait_status stopped
+	assert_eq "$(verdict_annotation | jq -r .killed_by)" runtime "who killed it, per the verdict"
 	gone_after_delete
 }
 
@@ -112,17 +118,36 @@ gone_after_delete() {
 	gone_after_delete
 }
 
-@test "delete killed after the kill and after the cgroup removal: state and the verdict are kept, delete finishes" {
+@test "delete --force killed right after killing a running container: stopped, delete finishes" {
+	sh_cmd 'exec sleep 1000'
+	ct_up
+	faulted delete:after-kill delete --force "$ID"
+	assert_eq "$(ct_status)" stopped
+	run --separate-stderr shim delete "$ID"
+	assert_status 0
+	wait_no_tagged
+	nothing_left
+}
+
+@test "delete killed after the kill and after the cgroup removal: the verdict is kept, and logged by the delete that finishes" {
 	local phase v
 	for phase in delete:after-kill delete:after-cgroup; do
 		ID=$ID-${phase#delete:}
 		sh_cmd 'exec sleep 1000'
 		ct_up
-		faulted "$phase" delete --force "$ID"
-		assert_eq "$(ct_status)" stopped "state after shim delete stopped at $phase"
-		run --separate-stderr shim --log "$T/log" --debug delete "$ID"
+		run --separate-stderr shim kill "$ID" KILL
 		assert_status 0
-		assert_contains "$(cat "$T/log")" "container $ID: "
+		wait_status stopped
+		wait_no_tagged
+		v=$(verdict_annotation)
+		assert_eq "$(jq -r .reason <<<"$v")" Killed "the verdict before the delete"
+		assert_eq "$(jq -r .killed_by <<<"$v")" runtime "the verdict before the delete"
+		faulted "$phase" delete "$ID"
+		assert_eq "$(ct_status)" stopped "state after shim delete stopped at $phase"
+		assert_eq "$(verdict_annotation)" "$v" "the verdict after shim delete stopped at $phase"
+		run --separate-stderr shim --log "$T/log.$phase" --debug delete "$ID"
+		assert_status 0
+		assert_contains "$(cat "$T/log.$phase")" "container $ID: $(jq -r .message <<<"$v"); verdict "
 		nothing_left
 	done
 }
