@@ -35,6 +35,13 @@ SHIM_CPPFLAGS := -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 SHIM_CFLAGS := -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 ALL_CFLAGS = $(SHIM_CPPFLAGS) $(CPPFLAGS) $(SHIM_CFLAGS) $(CFLAGS)
 LDLIBS += $(PKG_LIBS)
+# Instrumentation for the sanitizer and fuzzing builds (`make test-asan`,
+# `make fuzz` build in copies of the tree, under build-asan/ and
+# build-fuzz/): objects, libraries and our binaries, never the static
+# workloads of the example rootfs.
+SANITIZE ?=
+SHIM_CFLAGS += $(SANITIZE)
+LDFLAGS += $(SANITIZE)
 
 LAYERS := common cgroup verdict runtime
 srcs = $(wildcard $(1)/*.c)
@@ -194,4 +201,22 @@ docs: docs/guide/verdict.svg
 docs/guide/verdict.svg: docs/guide/verdict.dot
 	dot -Tsvg $< -o $@
 
+
+# Sanitizers and fuzzing (tests/sanitize/, tests/fuzz/), each built in a
+# copy of the tree so the normal build is untouched:
+#   make test-asan       unit and host suites against an ASan+UBSan build
+#   make test-valgrind   the unit tests under valgrind's memcheck
+#   make fuzz            each libFuzzer harness for FUZZ_SECONDS (60) on its
+#                        corpus, then every saved crash input replayed
+test-asan:
+	tests/sanitize/run-asan.sh
+test-valgrind: $(UNIT_BINS)
+	tests/sanitize/run-valgrind.sh
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+clean: clean-sanitize
+clean-sanitize:
+	rm -rf build-asan build-fuzz
+.PHONY: test-asan test-valgrind fuzz clean-sanitize
 .PHONY: install uninstall dist clean-man docs bench clean-bench

@@ -7,9 +7,38 @@
 #include <signal.h>
 
 #include "common/log.h"
+#include "common/fault.h"
 #include "common/util.h"
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
+
+/* delete --force of a container whose create died before it wrote
+ * state.json: its init may be waiting in its cgroup already.  The cgroup
+ * is found as create found it, from the config it saved; everything in it
+ * is killed and the cgroup removed (the default /shim/ID is always ours;
+ * one named by cgroupsPath may have been adopted, so only emptied). */
+static int
+destroy_creating (const struct runtime_ctx *ctx, struct container_ref *r, shim_error_t *err)
+{
+  cleanup_config struct shim_config *cfg = NULL;
+  cleanup_free char *path = NULL;
+  struct cgroup cg;
+  shim_error_t tmp = NULL;
+  int ret;
+
+  if (lifecycle_saved_config (r->dirfd, &r->st, &cfg, &tmp) < 0)
+    {
+      /* Died before it saved the config: before it made the cgroup. */
+      shim_error_release (&tmp);
+      return 0;
+    }
+  if (cgroup_path_for (cfg->cgroups_path, ctx->systemd_cgroup, r->st.id, &path, err) < 0
+      || cgroup_open (path, cfg->cgroups_path ? 0 : 1, &cg, err) < 0)
+    return -1;
+  ret = cg.dirfd < 0 ? 0 : cgroup_destroy (&cg, err);
+  cgroup_release (&cg);
+  return ret;
+}
 
 int
 runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_error_t *err)
@@ -33,6 +62,8 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
     {
       if (!force)
         return container_ref_need (&r, "delete", 0, err);
+      if (destroy_creating (ctx, &r, err) < 0)
+        return -1;
       return state_remove (ctx->root, id, err);
     }
   /* A created container has run nothing yet: runc deletes it without
@@ -45,6 +76,7 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
       if (container_ref_signal (&r, SIGKILL, r.cg.dirfd >= 0, err) < 0 || container_ref_wait_gone (&r, err) < 0)
         return -1;
     }
+  fault_point ("delete:after-kill");
   /* The verdict before anything is removed, kept in the log. */
   if (!r.st.foreground)
     {
@@ -56,6 +88,7 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
     }
   if (cgroup_destroy (&r.cg, err) < 0)
     return -1;
+  fault_point ("delete:after-cgroup");
   lifecycle_poststop (r.dirfd, NULL, &r.st, r.st.foreground ? NULL : &v);
   return state_remove (ctx->root, id, err);
 }

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/fault.h"
 #include "common/util.h"
 #include "runtime/container.h"
 #include "runtime/container_ref_internal.h"
@@ -217,8 +218,10 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   eo.sigfd = sigfd;
   /* container_exec closes the lock right before the clone. */
   eo.lock_fd = &r.dirfd;
+  fault_point ("exec:before-spawn");
   if (container_exec (cfg, &proc, r.st.pid, &eo, &cp, err) < 0)
     return -1;
+  fault_point ("exec:after-spawn");
   /* Without its pid file the caller cannot know the process: it must not
    * be left running (nor its pidfd and pty open). */
   if (o->pid_file && lifecycle_write_pid_file (o->pid_file, cp.pid, err) < 0)

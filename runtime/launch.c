@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/fault.h"
 #include "common/util.h"
 #include "runtime/lifecycle_internal.h"
 #include "runtime/oci_hooks.h"
@@ -117,6 +118,7 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
   l->dirfd = state_create (ctx->root, o->c.id, err);
   if (l->dirfd < 0)
     return -1;
+  fault_point ("create:after-state-dir");
   l->st.id = strdup (o->c.id);
   l->st.bundle = strdup (cfg->bundle);
   l->st.rootfs = strdup (cfg->root_path);
@@ -150,6 +152,7 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
     if (cgroup_create (&spec, &l->cg, err) < 0)
       return -1;
   }
+  fault_point ("create:after-cgroup");
   log_msg (LOG_DEBUG, "container %s: cgroup %s", o->c.id, l->cg.path ? l->cg.path : "(none)");
   if (l->cg.path && (l->st.cgroup_path = strdup (l->cg.path)) == NULL)
     return shim_error_errno (err, "container state");
@@ -267,9 +270,11 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     copts.create_runtime = create_runtime;
   if (container_spawn (cfg, &copts, &l->proc, err) < 0)
     return -1;
+  fault_point ("create:after-spawn");
   log_msg (LOG_DEBUG, "container %s: init is pid %d", o->c.id, (int) l->proc.pid);
   if (record_pid (l, l->proc.pid, err) < 0 || state_write (l->dirfd, &l->st, err) < 0)
     return -1;
+  fault_point ("create:after-state");
   if (o->c.pid_file && lifecycle_write_pid_file (o->c.pid_file, l->proc.pid, err) < 0)
     return -1;
   if (o->detach)
@@ -293,6 +298,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
       l->watcher_armed = false;
       if (watcher_spawn (&l->watcher, &p, err) < 0)
         return shim_error_prefix (err, "container %s", l->st.id);
+      fault_point ("create:after-watcher");
     }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "runtime/runtime.h"
 
 #include "common/log.h"
+#include "common/fault.h"
 #include "common/util.h"
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
@@ -25,8 +26,10 @@ runtime_start (const struct runtime_ctx *ctx, const char *id, shim_error_t *err)
       if (lifecycle_state_json (&r.st, STATUS_CREATED, NULL, &json, &tmp) < 0)
         log_error_release (&tmp);
     }
+  fault_point ("start:before-release");
   if (sync_release (r.dirfd, json, err) < 0)
     return -1;
+  fault_point ("start:after-release");
   lifecycle_poststart (r.dirfd, NULL, &r.st);
   return 0;
 }

@@ -1,10 +1,13 @@
 #!/bin/bash
-# `make test`: unit tests, host integration tests, then the cgroup v2 suite
-# inside the VM.  Every suite speaks TAP; the last line is the total.
-#   SHIM_TEST_SUITES="unit host vm" (default: all three)
+# `make test`: unit tests (also under valgrind), host integration tests,
+# both again against an ASan+UBSan build, a short run of every fuzz harness
+# (and its saved crash inputs), then the cgroup v2 suite inside the VM.
+# Every suite speaks TAP; the last line is the total.
+#   SHIM_TEST_SUITES="unit valgrind host asan fuzz vm" (default: all of them)
+#   SHIM_FUZZ_SECONDS: seconds per harness in the fuzz suite (10)
 set -u
 cd "$(dirname "$0")/.."
-suites=${SHIM_TEST_SUITES:-unit host vm}
+suites=${SHIM_TEST_SUITES:-unit valgrind host asan fuzz vm}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
@@ -40,6 +43,12 @@ for s in $suites; do
     done ;;
   host)
     tap "host integration" bats --tap tests/integration ;;
+  valgrind)
+    tap "unit tests under valgrind" tests/sanitize/run-valgrind.sh ;;
+  asan)
+    tap "ASan+UBSan build: unit and host" tests/sanitize/run-asan.sh ;;
+  fuzz)
+    tap "fuzz harnesses" env FUZZ_SECONDS="${SHIM_FUZZ_SECONDS:-10}" tests/fuzz/run.sh ;;
   vm)
     tap "cgroup v2 VM" tests/vm/run -- bats --tap tests/vm ;;
   esac
