@@ -278,6 +278,28 @@ syntax_error (const char *file, const char *json, size_t len, const char *what, 
                      reason && *reason ? reason : "syntax error");
 }
 
+/* Whether a JSON string in S holds the escape \u0000: yajl hands strings
+ * on as C strings, cut at the NUL, so "/bin/sh\u0000-x" would run /bin/sh. */
+static bool
+escaped_nul (const char *s, size_t len)
+{
+  bool in_string = false;
+  size_t i;
+
+  for (i = 0; i < len; i++)
+    if (!in_string)
+      in_string = s[i] == '"';
+    else if (s[i] == '"')
+      in_string = false;
+    else if (s[i] == '\\' && i + 1 < len)
+      {
+        if (s[i + 1] == 'u' && i + 5 < len && memcmp (s + i + 2, "0000", 4) == 0)
+          return true;
+        i++; /* the escaped character, `\"` and `\\` too */
+      }
+  return false;
+}
+
 int
 config_tree_parse (const char *json, size_t len, const char *what, yajl_val *out, shim_error_t *err)
 {
@@ -287,6 +309,8 @@ config_tree_parse (const char *json, size_t len, const char *what, yajl_val *out
   /* yajl_tree_parse wants a NUL-terminated buffer and stops at a NUL. */
   if (memchr (json, '\0', len) != NULL)
     return shim_error_plain (err, EINVAL, "contains a NUL byte");
+  if (escaped_nul (json, len))
+    return shim_error_plain (err, EINVAL, "a string contains a NUL byte (\\u0000)");
   copy = strndup (json, len);
   if (copy == NULL)
     return shim_error_errno (err, "%s", what);

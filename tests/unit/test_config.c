@@ -479,6 +479,20 @@ test_misc_errors (void)
   cleanup_free char *m1 = parse_error (nul, sizeof (nul) - 1);
   is_str (m1, "contains a NUL byte", "a NUL byte inside the document");
 
+  /* \u0000 in a string would be cut there by yajl: refused; a backslash
+   * escaped before "u0000" is no NUL and stays. */
+  {
+    cleanup_free char *j = minimal_with ("\"hostname\": \"a\\u0000b\"");
+    cleanup_free char *m = parse_error (j, strlen (j));
+    is_str (m, "a string contains a NUL byte (\\u0000)", "an escaped NUL in a string");
+  }
+  {
+    cleanup_free char *j = minimal_with ("\"annotations\": {\"k\": \"a\\\\u0000b\"}");
+    struct shim_config *c = parse_str (j, NULL);
+    ok (c != NULL, "an escaped backslash before u0000 is text");
+    config_free (c);
+  }
+
   /* The first error wins: args[0] is wrong before cwd is checked. */
   {
     static const char j[] = "{\"process\": {\"args\": [1], \"cwd\": \"rel\"}}";
