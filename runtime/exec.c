@@ -167,7 +167,8 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
     return shim_error_plain (err, EINVAL, "exec: --tty with --detach needs --console-socket");
   else if (proc.terminal && supervise_need_terminal (o->tty ? "exec --tty" : "process.terminal", err) < 0)
     return -1;
-  eo.cgroup_fd = r.cg.dirfd;
+  eo.cgroup_fd = cgroup_clone_fd (&r.cg);
+  eo.cgroup = &r.cg;
   if (!eo.detach && (sigfd = supervise_signals_fd (err)) < 0)
     return -1;
   eo.sigfd = sigfd;
