@@ -63,12 +63,14 @@ int cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name);
 /* cgroup_enter on v1: PID into every hierarchy's cgroup.procs. */
 int cgroup_v1_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
 
-/* Write linux.resources to the v1 hierarchies (v1_apply.c).  A limit with
- * no hierarchy to enforce it, and any `unified` key (v1 cannot express
- * them), is an error naming it unless ALLOW_UNENFORCED: then *why (malloc'd,
- * may be NULL) says what is not enforced. */
-int v1_apply_resources (const struct cgroup_v1 *v, const struct cgroup_resources *r, bool allow_unenforced,
-                        char **why, shim_error_t *err);
+/* Write linux.resources to the v1 hierarchies (v1_apply.c), and the
+ * `unified` keys of core cgroup files (cgroup.max.depth) to UNIFIED_FD, the
+ * unified tracking cgroup (-1: none).  A limit with no hierarchy to enforce
+ * it, and any other `unified` key (memory.high: v1 cannot express it), is an
+ * error naming it unless ALLOW_UNENFORCED: then *why (malloc'd, may be
+ * NULL) says what is not enforced. */
+int v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgroup_resources *r,
+                        bool allow_unenforced, char **why, shim_error_t *err);
 /* A new cpuset cgroup has empty cpuset.cpus and cpuset.mems, and v1 lets no
  * task in until they are set: copy the parent's (PARENT_FD) into DIRFD's
  * where empty. */

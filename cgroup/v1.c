@@ -388,7 +388,8 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
         depth = made;
     }
   if (ret == 0)
-    ret = v1_apply_resources (out->v1, spec->resources, spec->allow_unenforced, &why, err);
+    ret = v1_apply_resources (out->v1, out->mountfd >= 0 ? out->dirfd : -1, spec->resources, spec->allow_unenforced,
+                              &why, err);
   if (ret == 0)
     ret = set_tracking_fds (out, err);
   if (ret < 0)
@@ -483,30 +484,17 @@ static int
 v1_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
 {
   int fd = cgroup_v1_dirfd (cg->v1, "freezer");
-  bool unified = cg->mountfd >= 0 && cg->dirfd >= 0;
 
-  if (fd < 0 && !unified)
+  /* A hybrid host freezes through cgroup.freeze, as the v2 manager: its
+   * "frozen 1" in cgroup.events is how `state` tells paused.  Not both
+   * (measured on 6.18: tasks the v1 freezer stopped never reach the
+   * cgroup2 freezer's trap, and cgroup.events never says frozen). */
+  if (cg->mountfd >= 0 && cg->dirfd >= 0)
+    return cgroup_v2_manager.freeze (cg, frozen, err);
+  if (fd < 0)
     return shim_error_plain (err, ENOTSUP, "cgroup `%s`: no freezer hierarchy is mounted to %s it", cg->path,
                              frozen ? "pause" : "resume");
-  /* Both freezers on a hybrid host: the v1 one (as runc) and cgroup.freeze,
-   * whose "frozen 1" in cgroup.events is how `state` tells paused. */
-  if (frozen)
-    {
-      if (fd >= 0 && freezer_set (cg, fd, "FROZEN", err) < 0)
-        return -1;
-      if (unified && cgroup_v2_manager.freeze (cg, true, err) < 0)
-        {
-          shim_error_t tmp = NULL;
-          if (fd >= 0)
-            util_write_file_at (fd, "freezer.state", "THAWED", 6, &tmp);
-          shim_error_release (&tmp);
-          return -1;
-        }
-      return 0;
-    }
-  if (unified && cgroup_v2_manager.freeze (cg, false, err) < 0)
-    return -1;
-  return fd >= 0 ? freezer_set (cg, fd, "THAWED", err) : 0;
+  return freezer_set (cg, fd, frozen ? "FROZEN" : "THAWED", err);
 }
 
 /* Signal every task in the hierarchy directory FD. */
@@ -619,7 +607,7 @@ v1_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *er
 {
   /* As at create, and with no --allow-unenforced-limits: a limit that
    * cannot be enforced is an error, never a silent success. */
-  return v1_apply_resources (cg->v1, r, false, NULL, err);
+  return v1_apply_resources (cg->v1, cg->mountfd >= 0 ? cg->dirfd : -1, r, false, NULL, err);
 }
 
 static int

@@ -2,7 +2,9 @@
 /* linux.resources written to the cgroup v1 hierarchies, with the files and
  * the order runc's fs manager uses (memory.go, cpu.go, cpuset.go, blkio.go,
  * pids.go, devices): each controller's files in the hierarchy carrying it.
- * `unified` keys are cgroup v2 files: v1 has nothing to write them to. */
+ * `unified` keys are cgroup v2 files: the core ones (cgroup.max.depth, ...)
+ * go to the unified tracking cgroup of a hybrid host; a controller's
+ * (memory.high) has nothing to go to. */
 #include "cgroup/cgroup.h"
 
 #include <errno.h>
@@ -222,11 +224,20 @@ v1_name (unsigned bit)
   return bit == CGROUP_CTRL_IO ? "blkio" : cgroup_first_ctrl (bit);
 }
 
+/* A `unified` key the unified tracking cgroup (UNIFIED_FD, or -1) can take:
+ * a core cgroup.* file, not a controller's. */
+static bool
+unified_ok (const char *key, int unified_fd)
+{
+  return unified_fd >= 0 && strncmp (key, "cgroup.", 7) == 0;
+}
+
 int
-v1_apply_resources (const struct cgroup_v1 *v, const struct cgroup_resources *r, bool allow_unenforced, char **why,
-                    shim_error_t *err)
+v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgroup_resources *r,
+                    bool allow_unenforced, char **why, shim_error_t *err)
 {
   unsigned required = cgroup_required_controllers (r), missing = 0;
+  const char *bad_key = NULL;
   size_t i;
   int fd;
 
@@ -235,27 +246,32 @@ v1_apply_resources (const struct cgroup_v1 *v, const struct cgroup_resources *r,
   for (i = 0; i < CGROUP_N_CTRL; i++)
     if ((required & (1u << i)) && cgroup_v1_dirfd (v, v1_name (1u << i)) < 0)
       missing |= 1u << i;
-  if ((missing || r->n_unified) && !allow_unenforced)
+  for (i = 0; i < r->n_unified && bad_key == NULL; i++)
+    if (!unified_ok (r->unified[i].key, unified_fd))
+      bad_key = r->unified[i].key;
+  /* A controller's unified key also made it "required": it is the key
+   * that cannot be written, not the controller that is missing. */
+  if (bad_key)
+    missing = 0;
+  if ((missing || bad_key) && !allow_unenforced)
     {
-      if (r->n_unified)
+      if (bad_key)
         return shim_error_plain (err, ENOTSUP,
                                  "linux.resources.unified.%s: cannot enforce it: a cgroup v2 file, and this "
                                  "host's controllers are on cgroup v1; --allow-unenforced-limits runs without it",
-                                 r->unified[0].key);
+                                 bad_key);
       return shim_error_plain (err, ENOTSUP,
                                "linux.resources: cannot enforce the %s limit: no cgroup v1 hierarchy carries the "
                                "`%s` controller; --allow-unenforced-limits runs without it",
                                cgroup_first_ctrl (missing), v1_name (missing & -missing));
     }
-  if (missing || r->n_unified)
+  if (missing || bad_key)
     {
+      const char *what = bad_key ? bad_key : cgroup_first_ctrl (missing);
       char *msg = NULL;
-      if (asprintf (&msg, "%s: not on this host's cgroup v1 hierarchies",
-                    missing ? cgroup_first_ctrl (missing) : r->unified[0].key)
-          < 0)
+      if (asprintf (&msg, "%s: not on this host's cgroup v1 hierarchies", what) < 0)
         msg = NULL;
-      log_msg (LOG_WARNING, "linux.resources: the %s limit is NOT enforced: %s",
-               missing ? cgroup_first_ctrl (missing) : r->unified[0].key, msg ? msg : "cgroup v1");
+      log_msg (LOG_WARNING, "linux.resources: the %s limit is NOT enforced: %s", what, msg ? msg : "cgroup v1");
       if (why)
         *why = msg;
       else
@@ -287,6 +303,17 @@ v1_apply_resources (const struct cgroup_v1 *v, const struct cgroup_resources *r,
                                  "linux.resources.devices: cannot enforce the device rules: no devices "
                                  "hierarchy is mounted; --allow-unenforced-limits runs without them");
       if (fd >= 0 && apply_devices (fd, r, err) < 0)
+        return -1;
+    }
+  /* unified last, as on v2. */
+  for (i = 0; i < r->n_unified; i++)
+    {
+      cleanup_free char *jp = NULL;
+      if (!unified_ok (r->unified[i].key, unified_fd))
+        continue;
+      if (asprintf (&jp, "linux.resources.unified.%s", r->unified[i].key) < 0)
+        return shim_error_errno (err, "linux.resources.unified");
+      if (write_knob (unified_fd, r->unified[i].key, r->unified[i].value, jp, err) < 0)
         return -1;
     }
   return 0;

@@ -197,6 +197,12 @@ cgroup2_mount() {
 	awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo
 }
 
+# The cgroup v1 hierarchies' mount points (a hybrid or a v1 host), one a
+# line: /sys/fs/cgroup/memory, /sys/fs/cgroup/pids, ...
+cgroup_v1_mounts() {
+	awk '$(NF-2) == "cgroup" { print $5 }' /proc/self/mountinfo
+}
+
 # Mount lines in /proc/self/mountinfo that are new (or changed) since the
 # test started and lie where a container could leak one: anywhere below the
 # rootfs or the test's directory, or exactly on the host's /, /proc, /sys,
@@ -267,6 +273,12 @@ shim_teardown() {
 		problems+="cgroup left behind: $cg/shim/$ID"$'\n'
 		rmdir "$cg/shim/$ID" 2>/dev/null || true
 	fi
+	while IFS= read -r cg; do
+		if [ -n "$cg" ] && [ -d "$cg/shim/$ID" ]; then
+			problems+="cgroup left behind: $cg/shim/$ID"$'\n'
+			rmdir "$cg/shim/$ID" 2>/dev/null || true
+		fi
+	done < <(cgroup_v1_mounts)
 
 	if [ -n "$problems" ]; then
 		printf 'teardown: %s' "$problems" >&2
