@@ -228,57 +228,6 @@ open_hierarchies (struct cgroup *cg, shim_error_t *err)
   return 0;
 }
 
-/* Make PATH under MOUNTFD, component by component; *created: how many
- * trailing components are ours.  An existing leaf is adopted only when it
- * has no process (an engine may have made it for us); never a live one.
- * CPUSET: fill each level's cpus and mems from its parent's. */
-static int
-make_path (int mountfd, const char *where, const char *path, bool cpuset, size_t *created, int *leaf,
-           shim_error_t *err)
-{
-  cleanup_free char *walk = strdup (path);
-  cleanup_close int fd = fcntl (mountfd, F_DUPFD_CLOEXEC, 0);
-  char *comp, *next;
-
-  *created = 0;
-  if (walk == NULL || fd < 0)
-    return shim_error_errno (err, "cgroup `%s` in %s", path, where);
-  for (comp = walk + (walk[0] == '/'); comp && *comp; comp = next)
-    {
-      int child;
-      bool made;
-      next = strchr (comp, '/');
-      if (next)
-        *next++ = '\0';
-      if (*comp == '\0')
-        continue;
-      made = mkdirat (fd, comp, 0755) == 0;
-      if (!made && errno != EEXIST)
-        return shim_error_errno (err, "create cgroup `%s` in %s", path, where);
-      *created = made ? *created + 1 : 0; /* only a suffix of fresh directories is ours */
-      child = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (child < 0)
-        return shim_error_errno (err, "open cgroup `%s` in %s", path, where);
-      if (cpuset && v1_apply_cpuset_inherit (fd, child, err) < 0)
-        {
-          close (child);
-          return shim_error_prefix (err, "cgroup `%s` in %s", path, where);
-        }
-      close (fd);
-      fd = child;
-    }
-  if (*created == 0)
-    {
-      cleanup_free char *procs = NULL;
-      if (util_read_file_at (fd, "cgroup.procs", &procs, NULL, err) < 0)
-        return shim_error_prefix (err, "cgroup `%s` in %s", path, where);
-      if (procs[0] != '\0')
-        return shim_error_plain (err, EBUSY, "cgroup `%s` already has processes in it (%s)", path, where);
-    }
-  *leaf = steal_fd (&fd);
-  return 0;
-}
-
 /* rmdir PATH and then up to DEPTH - 1 of its parents, innermost first;
  * ENOTEMPTY/EBUSY on a parent shared with another container is expected.
  * A task that was just killed may still be counted for a moment (v1 has no
@@ -314,6 +263,76 @@ remove_path (int mountfd, const char *where, const char *path, size_t depth, shi
           break;
         }
     }
+  return 0;
+}
+
+/* make_path failed after making *CREATED directories, the last of them
+ * ending at byte END of PATH: remove them, and pass RET on. */
+static int
+undo_made (int mountfd, const char *where, const char *path, ptrdiff_t end, size_t *created, int ret)
+{
+  cleanup_free char *made = strndup (path, (size_t) end);
+  shim_error_t tmp = NULL;
+
+  while (made && *created && strlen (made) > 1 && made[strlen (made) - 1] == '/')
+    made[strlen (made) - 1] = '\0';
+  if (made && *created && remove_path (mountfd, where, made, *created, &tmp) < 0)
+    log_error_release (&tmp);
+  *created = 0;
+  return ret;
+}
+
+/* Make PATH under MOUNTFD, component by component; *created: how many
+ * trailing components are ours.  An existing leaf is adopted only when it
+ * has no process (an engine may have made it for us); never a live one.
+ * CPUSET: fill each level's cpus and mems from its parent's. */
+static int
+make_path (int mountfd, const char *where, const char *path, bool cpuset, size_t *created, int *leaf,
+           shim_error_t *err)
+{
+  cleanup_free char *walk = strdup (path);
+  cleanup_close int fd = fcntl (mountfd, F_DUPFD_CLOEXEC, 0);
+  char *comp, *next;
+
+  *created = 0;
+  if (walk == NULL || fd < 0)
+    return shim_error_errno (err, "cgroup `%s` in %s", path, where);
+  for (comp = walk + (walk[0] == '/'); comp && *comp; comp = next)
+    {
+      int child;
+      bool made;
+      next = strchr (comp, '/');
+      if (next)
+        *next++ = '\0';
+      if (*comp == '\0')
+        continue;
+      made = mkdirat (fd, comp, 0755) == 0;
+      if (!made && errno != EEXIST)
+        return undo_made (mountfd, where, path, comp - walk, created,
+                          shim_error_errno (err, "create cgroup `%s` in %s", path, where));
+      *created = made ? *created + 1 : 0; /* only a suffix of fresh directories is ours */
+      child = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (child < 0)
+        return undo_made (mountfd, where, path, comp - walk + strlen (comp), created,
+                          shim_error_errno (err, "open cgroup `%s` in %s", path, where));
+      if (cpuset && v1_apply_cpuset_inherit (fd, child, err) < 0)
+        {
+          close (child);
+          return undo_made (mountfd, where, path, comp - walk + strlen (comp), created,
+                            shim_error_prefix (err, "cgroup `%s` in %s", path, where));
+        }
+      close (fd);
+      fd = child;
+    }
+  if (*created == 0)
+    {
+      cleanup_free char *procs = NULL;
+      if (util_read_file_at (fd, "cgroup.procs", &procs, NULL, err) < 0)
+        return shim_error_prefix (err, "cgroup `%s` in %s", path, where);
+      if (procs[0] != '\0')
+        return shim_error_plain (err, EBUSY, "cgroup `%s` already has processes in it (%s)", path, where);
+    }
+  *leaf = steal_fd (&fd);
   return 0;
 }
 
@@ -545,6 +564,21 @@ v1_signal_all (struct cgroup *cg, int sig, shim_error_t *err)
   return signal_procs (cg, pure_v1_dirfd (cg), sig, err);
 }
 
+/* Whether a cgroup.procs text names a process that still exists (a pid
+ * read just before the task left is not one). */
+static bool
+any_alive (char *procs)
+{
+  char *line, *save = NULL;
+  for (line = strtok_r (procs, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      int64_t pid;
+      if (util_parse_i64 (line, &pid) == 0 && pid > 0 && (kill ((pid_t) pid, 0) == 0 || errno != ESRCH))
+        return true;
+    }
+  return false;
+}
+
 /* Until every hierarchy's cgroup.procs is empty (pure v1: no cgroup.events
  * to wait on). */
 static int
@@ -563,7 +597,7 @@ wait_empty_v1 (const struct cgroup *cg, shim_error_t *err)
             continue;
           if (util_read_file_at (cg->v1->h[i].dirfd, "cgroup.procs", &procs, NULL, err) < 0)
             return shim_error_prefix (err, "cgroup `%s` in %s", cg->path, cg->v1->h[i].ctrls);
-          empty = procs[0] == '\0';
+          empty = !any_alive (procs);
         }
       if (empty)
         return 0;
