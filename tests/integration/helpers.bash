@@ -203,6 +203,20 @@ cgroup_v1_mounts() {
 	awk '$(NF-2) == "cgroup" { print $5 }' /proc/self/mountinfo
 }
 
+# cgroup_v1_mount CTRL: the mount point of the v1 hierarchy carrying
+# controller CTRL (co-mounted ones too: cpu in cpu,cpuacct), or nothing.
+cgroup_v1_mount() {
+	awk -v c="$1" '$(NF-2) == "cgroup" && ("," $NF ",") ~ ("," c ",") { print $5; exit }' /proc/self/mountinfo
+}
+
+# cgroup_v1_dir CTRL [ID]: the container's directory in that hierarchy
+# (/sys/fs/cgroup/memory/shim/ID) when it exists; fails otherwise.
+cgroup_v1_dir() {
+	local d
+	d=$(cgroup_v1_mount "$1")
+	[ -n "$d" ] && [ -d "$d/shim/${2:-$ID}" ] && echo "$d/shim/${2:-$ID}"
+}
+
 # Mount lines in /proc/self/mountinfo that are new (or changed) since the
 # test started and lie where a container could leak one: anywhere below the
 # rootfs or the test's directory, or exactly on the host's /, /proc, /sys,

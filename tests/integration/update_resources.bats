@@ -20,24 +20,16 @@ setup() {
 	sh_cmd 'exec sleep 1000'
 }
 
-# v1_dir NAME: the container's directory in the v1 hierarchy of controller
-# NAME, when this host has one (hybrid); nothing on a v2 host.
-v1_dir() {
-	local d
-	d=$(awk -v c="$1" '$(NF-2) == "cgroup" && ("," $NF ",") ~ ("," c ",") { print $5; exit }' /proc/self/mountinfo)
-	[ -n "$d" ] && [ -d "$d/shim/$ID" ] && echo "$d/shim/$ID"
-}
-
 # has_ctrl NAME: the container's cgroup offers controller NAME (in
 # cgroup2, or its v1 hierarchy).
 has_ctrl() {
-	[ -n "$(v1_dir "$1")" ] || grep -qw "$1" "$CG/shim/$ID/cgroup.controllers"
+	[ -n "$(cgroup_v1_dir "$1")" ] || grep -qw "$1" "$CG/shim/$ID/cgroup.controllers"
 }
 
 # memory_limit: the container's memory limit as the kernel has it.
 memory_limit() {
 	local d
-	d=$(v1_dir memory)
+	d=$(cgroup_v1_dir memory)
 	if [ -n "$d" ]; then cat "$d/memory.limit_in_bytes"; else cat "$CG/shim/$ID/memory.max"; fi
 }
 
@@ -142,7 +134,7 @@ memory_limit() {
 	ct_create
 	if has_ctrl pids 2>/dev/null; then
 		assert_status 0
-		assert_eq "$(cat "$(v1_dir pids || echo "$CG/shim/$ID")/pids.max")" 10
+		assert_eq "$(cat "$(cgroup_v1_dir pids || echo "$CG/shim/$ID")/pids.max")" 10
 		ct_cleanup
 	else
 		assert_status 1
@@ -179,7 +171,7 @@ memory_limit() {
 	has_ctrl cpu && ctrl=yes
 	run --separate-stderr shim update --cpu-quota 50000 --cpu-period 100000 "$ID"
 	local st=$status err=$stderr max="" d
-	d=$(v1_dir cpu) || true
+	d=$(cgroup_v1_dir cpu) || true
 	if [ -n "$d" ]; then
 		max="$(cat "$d/cpu.cfs_quota_us") $(cat "$d/cpu.cfs_period_us")"
 	elif [ "$ctrl" = yes ]; then
