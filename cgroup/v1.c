@@ -516,38 +516,22 @@ v1_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
   return freezer_set (cg, fd, frozen ? "FROZEN" : "THAWED", err);
 }
 
-/* Signal every task in the hierarchy directory FD. */
-static int
-signal_procs (const struct cgroup *cg, int fd, int sig, shim_error_t *err)
-{
-  cleanup_free char *procs = NULL;
-  char *line, *save = NULL;
-
-  if (util_read_file_at (fd, "cgroup.procs", &procs, NULL, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s`", cg->path);
-  for (line = strtok_r (procs, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
-    {
-      int64_t pid;
-      if (util_parse_i64 (line, &pid) == 0 && pid > 0 && kill ((pid_t) pid, sig) < 0 && errno != ESRCH)
-        return shim_error_errno (err, "kill(%lld, %d)", (long long) pid, sig);
-    }
-  return 0;
-}
-
 /* Without cgroup.kill: freeze, so that nothing forks behind the pass over
- * cgroup.procs, SIGKILL each task, thaw so that they die. */
+ * cgroup.procs, SIGKILL each task, thaw so that they die.  The pass is the
+ * v2 manager's over dirfd's cgroup.procs (here a v1 directory: no
+ * cgroup.kill in it, so it signals each task). */
 static int
-freezer_kill (const struct cgroup *cg, shim_error_t *err)
+freezer_kill (struct cgroup *cg, shim_error_t *err)
 {
   int fd = cgroup_v1_dirfd (cg->v1, "freezer");
   shim_error_t tmp = NULL;
   int ret;
 
   if (fd < 0)
-    return signal_procs (cg, pure_v1_dirfd (cg), SIGKILL, err);
+    return cgroup_v2_manager.signal_all (cg, SIGKILL, err);
   if (freezer_set (cg, fd, "FROZEN", err) < 0)
     return -1;
-  ret = signal_procs (cg, fd, SIGKILL, err);
+  ret = cgroup_v2_manager.signal_all (cg, SIGKILL, err);
   if (freezer_set (cg, fd, "THAWED", ret < 0 ? &tmp : err) < 0 && ret == 0)
     return -1;
   shim_error_release (&tmp);
@@ -557,11 +541,11 @@ freezer_kill (const struct cgroup *cg, shim_error_t *err)
 static int
 v1_signal_all (struct cgroup *cg, int sig, shim_error_t *err)
 {
-  if (cg->mountfd >= 0)
-    return cgroup_v2_manager.signal_all (cg, sig, err);
-  if (sig == SIGKILL)
+  /* Hybrid: cgroup.kill or cgroup.procs of the unified cgroup; pure v1:
+   * cgroup.procs of the memory hierarchy's, which holds the same tasks. */
+  if (sig == SIGKILL && cg->mountfd < 0)
     return freezer_kill (cg, err);
-  return signal_procs (cg, pure_v1_dirfd (cg), sig, err);
+  return cgroup_v2_manager.signal_all (cg, sig, err);
 }
 
 /* Whether a cgroup.procs text names a process that still exists (a pid
