@@ -123,6 +123,9 @@ const char *cgroup_mount_point (void);
  * root cgroup is "/": whether that will do is the caller's call.  *path is
  * malloc'd. */
 int cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err);
+/* The same for a cgroup v1 hierarchy: the path of the line whose
+ * controller list ("cpu,cpuacct") names CTRL ("cpu"), refused alike. */
+int cgroup_parse_proc_cgroup_v1 (const char *buf, const char *ctrl, char **path, shim_error_t *err);
 /* The same, read from /proc/PID/cgroup (pid 0: /proc/self/cgroup); errors
  * name the file. */
 int cgroup_proc_path (pid_t pid, char **path, shim_error_t *err);

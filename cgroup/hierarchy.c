@@ -36,6 +36,26 @@ cgroup_mount_point (void)
   return NULL;
 }
 
+/* The path part of a /proc/PID/cgroup line, refused as the header says. */
+static int
+checked_path (const char *start, size_t len, char **path, shim_error_t *err)
+{
+  cleanup_free char *p = strndup (start, len);
+  size_t plen;
+  if (p == NULL)
+    return shim_error_errno (err, "cgroup path");
+  plen = strlen (p);
+  if (p[0] != '/')
+    return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
+  if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
+      || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
+    return shim_error_plain (err, EXDEV, "`%s` is outside this cgroup namespace", p);
+  if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
+    return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
+  *path = steal_pointer (&p);
+  return 0;
+}
+
 int
 cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
 {
@@ -48,25 +68,37 @@ cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
       size_t len = (size_t) (end - line);
 
       if (len >= 3 && strncmp (line, "0::", 3) == 0)
-        {
-          cleanup_free char *p = strndup (line + 3, len - 3);
-          size_t plen;
-          if (p == NULL)
-            return shim_error_errno (err, "cgroup path");
-          plen = strlen (p);
-          if (p[0] != '/')
-            return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
-          if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
-              || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
-            return shim_error_plain (err, EXDEV, "`%s` is outside this cgroup namespace", p);
-          if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
-            return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
-          *path = steal_pointer (&p);
-          return 0;
-        }
+        return checked_path (line + 3, len - 3, path, err);
       line = *end ? end + 1 : NULL;
     }
   return shim_error_plain (err, ENOENT, "no cgroup v2 line (`0::`)");
+}
+
+int
+cgroup_parse_proc_cgroup_v1 (const char *buf, const char *ctrl, char **path, shim_error_t *err)
+{
+  const char *line = buf;
+  size_t n = strlen (ctrl);
+
+  *path = NULL;
+  while (line && *line)
+    {
+      const char *end = strchrnul (line, '\n');
+      const char *list = memchr (line, ':', (size_t) (end - line));
+      const char *colon = list ? memchr (list + 1, ':', (size_t) (end - list - 1)) : NULL;
+
+      /* "N:cpu,cpuacct:/path": the hierarchy whose list names CTRL. */
+      if (colon)
+        for (const char *c = list + 1; c < colon;)
+          {
+            size_t len = strcspn (c, ",:");
+            if (len == n && strncmp (c, ctrl, n) == 0)
+              return checked_path (colon + 1, (size_t) (end - colon - 1), path, err);
+            c += len + 1;
+          }
+      line = *end ? end + 1 : NULL;
+    }
+  return shim_error_plain (err, ENOENT, "no cgroup v1 line for the `%s` controller", ctrl);
 }
 
 int
@@ -83,6 +115,25 @@ cgroup_proc_path (pid_t pid, char **path, shim_error_t *err)
     return -1;
   if (cgroup_parse_proc_cgroup (buf, path, err) < 0)
     return shim_error_prefix (err, "%s", file);
+  return 0;
+}
+
+/* The runtime's own cgroup: the unified hierarchy's, else (pure v1) the
+ * memory hierarchy's. */
+static int
+own_path (char **path, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  if (util_read_file_at (AT_FDCWD, "/proc/self/cgroup", &buf, NULL, err) < 0)
+    return -1;
+  if (strncmp (buf, "0::", 3) != 0 && strstr (buf, "\n0::") == NULL)
+    {
+      if (cgroup_parse_proc_cgroup_v1 (buf, "memory", path, err) < 0)
+        return shim_error_prefix (err, "/proc/self/cgroup");
+      return 0;
+    }
+  if (cgroup_parse_proc_cgroup (buf, path, err) < 0)
+    return shim_error_prefix (err, "/proc/self/cgroup");
   return 0;
 }
 
@@ -165,9 +216,10 @@ cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **
     path = strdup (cgroups_path);
   else
     {
-      /* Relative: under the runtime's own cgroup, as runc does. */
+      /* Relative: under the runtime's own cgroup, as runc does; on a pure
+       * v1 host (no `0::` line) its memory cgroup, where the limits are. */
       cleanup_free char *own = NULL;
-      if (cgroup_proc_path (0, &own, err) < 0)
+      if (own_path (&own, err) < 0)
         return -1;
       if (asprintf (&path, "%s/%s", strcmp (own, "/") ? own : "", cgroups_path) < 0)
         path = NULL;

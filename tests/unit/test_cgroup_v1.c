@@ -382,6 +382,24 @@ test_real_oom_eventfd (void)
   rmdir (dir);
 }
 
+static void
+test_proc_cgroup_v1 (void)
+{
+  const char *buf = "9:name=systemd:/\n8:pids:/a\n2:cpu,cpuacct:/b/c\n4:memory:/m/x\n0::/\n";
+  cleanup_free char *cpu = NULL, *acct = NULL, *mem = NULL, *none = NULL, *bad = NULL;
+  cleanup_error shim_error_t err = NULL;
+
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "cpu", &cpu, &err) == 0, "the cpu line");
+  is_str (cpu, "/b/c", "cpu in a co-mounted cpu,cpuacct");
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "cpuacct", &acct, &err) == 0 && strcmp (acct, "/b/c") == 0,
+      "cpuacct, the same line");
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "memory", &mem, &err) == 0 && strcmp (mem, "/m/x") == 0, "memory");
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "freezer", &none, &err) < 0 && none == NULL, "no freezer line");
+  shim_error_release (&err);
+  ok (cgroup_parse_proc_cgroup_v1 ("4:memory:/../up\n", "memory", &bad, &err) < 0 && err->status == EXDEV,
+      "a path climbing out of the namespace is refused");
+}
+
 int
 main (void)
 {
@@ -390,6 +408,7 @@ main (void)
   snprintf (root, sizeof root, "/tmp/shim-test-v1-XXXXXX");
   if (mkdtemp (root) == NULL)
     return 1;
+  test_proc_cgroup_v1 ();
   fake_host ();
   test_create_pure_v1 ();
   test_failed_create_removes ();
