@@ -146,3 +146,21 @@ setup() {
 	done
 	ct_cleanup
 }
+
+@test "exec: the new process joins every hierarchy too" {
+	sh_cmd 'exec sleep 1000'
+	ct_up
+	# Not under `run`: the detached process would hold its output open.
+	shim exec -d --pid-file "$T/exec.pid" "$ID" sleep 999 </dev/null >/dev/null 2>&1 3>&-
+	local pid c d
+	pid=$(cat "$T/exec.pid")
+	for c in "${V1_CTRLS[@]}"; do
+		[ -n "$(cgroup_v1_mount "$c")" ] || continue
+		d=$(cgroup_v1_dir "$c")
+		grep -qx "$pid" "$d/cgroup.procs" || {
+			echo "$c: exec'd pid $pid not in $d/cgroup.procs: $(cat "$d/cgroup.procs")" >&2
+			return 1
+		}
+	done
+	ct_cleanup
+}
