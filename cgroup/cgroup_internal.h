@@ -30,6 +30,10 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
+/* Give the cgroup2 directory DIRFD (PATH, for messages) to OWNER: the
+ * directory and the files the kernel lists as safe to delegate. */
+int cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err);
+
 /* The backends, which cgroup.c chooses from.  cgroupfs v2: cgroup/v2.c;
  * cgroupfs v1 (hybrid and pure v1 hosts): cgroup/v1.c. */
 extern const struct cgroup_manager cgroup_v2_manager;

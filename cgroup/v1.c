@@ -387,9 +387,6 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
     return shim_error_errno (err, "cgroup path");
   if (open_hierarchies (out, err) < 0)
     return -1;
-  if (spec->owner != CGROUP_NO_OWNER)
-    log_msg (LOG_DEBUG, "cgroup `%s`: not delegated to uid %u: cgroup v1 has no delegation", path,
-             (unsigned) spec->owner);
   for (i = 0; ret == 0 && i < out->v1->n; i++)
     {
       struct cgroup_v1_dir *h = &out->v1->h[i];
@@ -409,6 +406,11 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
   if (ret == 0)
     ret = v1_apply_resources (out->v1, out->mountfd >= 0 ? out->dirfd : -1, spec->resources, spec->allow_unenforced,
                               &why, err);
+  /* Delegation is cgroup2's: the unified cgroup is given to the owner (a
+   * container with its own cgroup namespace can nest cgroups there); the
+   * v1 directories stay root's, as the limits are the parent's. */
+  if (ret == 0 && spec->owner != CGROUP_NO_OWNER && out->mountfd >= 0)
+    ret = cgroup_delegate_to (out->dirfd, path, spec->owner, err);
   if (ret == 0)
     ret = set_tracking_fds (out, err);
   if (ret < 0)
