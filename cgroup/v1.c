@@ -614,7 +614,9 @@ v1_destroy (struct cgroup *cg, shim_error_t *err)
       struct cgroup_v1_dir *h = &cg->v1->h[i];
       if (h->dirfd < 0)
         continue;
-      if (remove_path (h->mountfd, h->ctrls, cg->path, h->created, err) < 0)
+      /* created_depth, not what this hierarchy had made: the shared /shim
+       * is removed by the last container to go, whoever made it. */
+      if (remove_path (h->mountfd, h->ctrls, cg->path, cg->created_depth, err) < 0)
         return -1;
       close (h->dirfd);
       h->dirfd = -1;
