@@ -601,9 +601,20 @@ v1_destroy (struct cgroup *cg, shim_error_t *err)
 
   if (cg->mountfd >= 0 && cg->dirfd >= 0)
     {
-      /* cgroup.kill, the wait on cgroup.events, the unified directory. */
-      if (cgroup_v2_manager.destroy (cg, err) < 0)
-        return -1;
+      /* cgroup.kill, the wait on cgroup.events, the unified directory.
+       * Gone under us (ENOENT): another destroy removed it (`run` and a
+       * `delete --force` race), and cgroup2 removes only an empty cgroup,
+       * so the tasks are gone too: on to the v1 directories. */
+      shim_error_t tmp = NULL;
+      if (cgroup_v2_manager.destroy (cg, &tmp) < 0)
+        {
+          if (tmp->status != ENOENT)
+            {
+              shim_error_take (err, &tmp);
+              return -1;
+            }
+          shim_error_release (&tmp);
+        }
     }
   else if (freezer_kill (cg, err) < 0 || wait_empty_v1 (cg, err) < 0)
     return -1;
