@@ -14,11 +14,13 @@
 const struct cgroup_manager *
 cgroup_manager_detect (void)
 {
-  /* Today the cgroup2 mount, wherever cgroup_mount_point found it: a hybrid
-   * host's controller-less /sys/fs/cgroup/unified too, where the container
-   * is still tracked and killed through cgroup.procs, cgroup.events and
-   * cgroup.kill.  The cgroup v1 (hybrid controllers) and systemd managers
-   * are chosen here, before this. */
+  /* Controllers on cgroup v1 hierarchies (a hybrid host, whose cgroup2 at
+   * /sys/fs/cgroup/unified has none, or a pure v1 one): the v1 manager,
+   * which still tracks and kills the tree through the unified cgroup where
+   * there is one.  Else the cgroup2 mount, wherever cgroup_mount_point found
+   * it.  A systemd manager would be chosen here too. */
+  if (cgroup_v1_present ())
+    return &cgroup_v1_manager;
   if (cgroup_mount_point () != NULL)
     return &cgroup_v2_manager;
   return NULL;
@@ -91,6 +93,7 @@ cgroup_release (struct cgroup *cg)
     close (cg->mountfd);
   free (cg->path);
   free (cg->unenforced_reason);
+  cgroup_v1_free (cg->v1);
   *cg = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
 }
 
@@ -142,4 +145,30 @@ cgroup_snapshot (const struct cgroup *cg, struct cg_snapshot *out, shim_error_t 
       return 0;
     }
   return cg->manager->snapshot (cg, out, err);
+}
+
+int
+cgroup_clone_fd (const struct cgroup *cg)
+{
+  /* CLONE_INTO_CGROUP takes a cgroup2 directory only: on a pure v1 host
+   * dirfd is a v1 one, and cgroup_enter does all the work. */
+  if (cg->manager == &cgroup_v1_manager && cg->mountfd < 0)
+    return -1;
+  return cg->dirfd;
+}
+
+int
+cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err)
+{
+  if (cg->manager != &cgroup_v1_manager)
+    return 0;
+  return cgroup_v1_enter (cg, pid, err);
+}
+
+int
+cgroup_memory_dirfd (const struct cgroup *cg)
+{
+  if (cg->manager == &cgroup_v1_manager)
+    return cgroup_v1_dirfd (cg->v1, "memory");
+  return cg->manager ? cg->dirfd : -1;
 }

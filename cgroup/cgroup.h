@@ -68,6 +68,7 @@ struct cgroup_spec
 #define CGROUP_NO_OWNER ((uid_t) -1)
 
 struct cgroup;
+struct cgroup_v1; /* the cgroup v1 manager's directories (cgroup/v1.c) */
 
 /* The operations of one way of managing cgroups.  Callers use the cgroup_*
  * functions below, which dispatch here; a backend fills one of these. */
@@ -100,6 +101,11 @@ struct cgroup
   size_t created_depth; /* how many trailing path components we made */
   bool memory_limit_enforced;
   char *unenforced_reason; /* why not, when a limit was asked for; else NULL */
+  /* The v1 manager's directories, one per v1 hierarchy; NULL with the v2
+   * manager.  Then path, dirfd and mountfd are the unified (cgroup2)
+   * hierarchy's tracking cgroup on a hybrid host, the memory hierarchy's
+   * on a pure v1 host. */
+  struct cgroup_v1 *v1;
 };
 
 /* This host's manager, chosen once: NULL when there is no cgroup to manage
@@ -127,6 +133,9 @@ int cgroup_parse_mountinfo_localevents (const char *buf, const char *mount_point
  * root cgroup is "/": whether that will do is the caller's call.  *path is
  * malloc'd. */
 int cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err);
+/* The same for a cgroup v1 hierarchy: the path of the line whose
+ * controller list ("cpu,cpuacct") names CTRL ("cpu"), refused alike. */
+int cgroup_parse_proc_cgroup_v1 (const char *buf, const char *ctrl, char **path, shim_error_t *err);
 /* The same, read from /proc/PID/cgroup (pid 0: /proc/self/cgroup); errors
  * name the file. */
 int cgroup_proc_path (pid_t pid, char **path, shim_error_t *err);
@@ -168,5 +177,61 @@ int cgroup_signal_all (struct cgroup *cg, int sig, shim_error_t *err);
 /* The verdict's snapshot of it (cg_snapshot_read); without a cgroup, an
  * empty one (nothing known). */
 int cgroup_snapshot (const struct cgroup *cg, struct cg_snapshot *out, shim_error_t *err);
+
+/* The fd to clone a process into with CLONE_INTO_CGROUP (a cgroup2
+ * directory), or -1 (none: the caller clones into its own). */
+int cgroup_clone_fd (const struct cgroup *cg);
+
+/* Put PID (just cloned, with CLONE_INTO_CGROUP into cgroup_clone_fd) in
+ * the hierarchies the clone did not reach: every cgroup v1 hierarchy's
+ * cgroup.procs.  Nothing to do with the v2 manager. */
+int cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
+
+/* The directory holding the container's memory controller files: the
+ * cgroup itself on v2, its memory hierarchy directory on v1; -1 when there
+ * is none.  Borrowed: the cgroup keeps it. */
+int cgroup_memory_dirfd (const struct cgroup *cg);
+
+/* ---- cgroup v1 (cgroup/v1*.c) -------------------------------------------
+ * On a hybrid host (controllers on v1 hierarchies, a controller-less cgroup2
+ * at /sys/fs/cgroup/unified) and a pure v1 host the v1 manager is chosen:
+ * limits in the v1 hierarchies (cgroupsPath at the same path in each, as
+ * runc), and on hybrid the unified cgroup for tracking (cgroup.events,
+ * cgroup.kill); on pure v1 the freezer kills the tree. */
+
+/* Use the cgroup mounts this text (a /proc/self/mountinfo) lists instead of
+ * the host's: unit tests with a fake cgroupfs.  NULL: the host's again. */
+void cgroup_v1_set_mountinfo (const char *mountinfo);
+
+/* What memory.oom_control says besides the oom_kill counter. */
+struct cgroup_v1_oom
+{
+  bool have;             /* memory.oom_control was read */
+  bool under_oom;        /* the cgroup is in OOM now (with the killer disabled: stuck) */
+  bool oom_kill_disable; /* the OOM killer is off in it */
+};
+
+/* The verdict's snapshot from a v1 memory cgroup directory (MEMORY_DIRFD)
+ * and, on a hybrid host, the unified tracking cgroup (UNIFIED_DIRFD, -1:
+ * none) for cgroup.events.  What maps, and how (v1 counters are the
+ * cgroup's own, never its descendants'):
+ *   memory.oom_control oom_kill  -> events_local.oom_kill (CG_EV_OOM_KILL)
+ *   memory.failcnt               -> events_local.max (times the limit was hit)
+ *   memory.max_usage_in_bytes    -> memory_peak
+ *   memory.limit_in_bytes        -> memory_max (the kernel's "no limit" is CG_UNLIMITED)
+ *   memory.memsw.limit_in_bytes  -> memory_swap_max (minus the limit: swap alone, as v2)
+ *   memory.stat total_rss, total_cache, total_shmem, total_mapped_file,
+ *     total_rss_huge             -> stat anon, file, shmem, file_mapped, anon_thp
+ *   the directory's inode        -> cgroup_id
+ * CG_SNAP_EVENTS (hierarchical counts) is never set: v1 has none.  OOM
+ * (may be NULL) gets under_oom and oom_kill_disable. */
+int cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snapshot *out,
+                             struct cgroup_v1_oom *oom, shim_error_t *err);
+
+/* An eventfd (O_CLOEXEC, non-blocking) that becomes readable on each OOM of
+ * the memory cgroup MEMORY_DIRFD, registered through cgroup.event_control
+ * for memory.oom_control.  The kernel also signals it once when the cgroup
+ * is removed: read memory.oom_control (cgroup_v1_snapshot_read) to tell. */
+int cgroup_v1_oom_eventfd (int memory_dirfd, shim_error_t *err);
 
 #endif

@@ -45,6 +45,13 @@ static const struct cgroup_device_rule default_allow[] = {
 };
 #define N_DEFAULT (sizeof (default_allow) / sizeof (default_allow[0]))
 
+const struct cgroup_device_rule *
+cgroup_devices_defaults (size_t *n)
+{
+  *n = N_DEFAULT;
+  return default_allow;
+}
+
 /* Registers: R1 the context (then scratch), R2 type, R3 the access bits
  * not decided yet, R4 major, R5 minor. */
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })

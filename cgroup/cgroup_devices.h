@@ -18,4 +18,8 @@ int cgroup_devices_program (const struct cgroup_device_rule *rules, size_t n, st
  * programs attached there before).  Errors name linux.resources.devices. */
 int cgroup_devices_apply (int cgroup_fd, const struct cgroup_device_rule *rules, size_t n, shim_error_t *err);
 
+/* runc's default rules, which every container gets after its own (the
+ * list at the top of cgroup_devices.c); *n is their number. */
+const struct cgroup_device_rule *cgroup_devices_defaults (size_t *n);
+
 #endif

@@ -30,7 +30,54 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
-/* The backends, which cgroup.c chooses from.  cgroupfs v2: cgroup/v2.c. */
+/* Give the cgroup2 directory DIRFD (PATH, for messages) to OWNER: the
+ * directory and the files the kernel lists as safe to delegate. */
+int cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err);
+
+/* The backends, which cgroup.c chooses from.  cgroupfs v2: cgroup/v2.c;
+ * cgroupfs v1 (hybrid and pure v1 hosts): cgroup/v1.c. */
 extern const struct cgroup_manager cgroup_v2_manager;
+extern const struct cgroup_manager cgroup_v1_manager;
+
+/* Whether this host's controllers are on cgroup v1 hierarchies (hybrid or
+ * pure v1): then cgroup_v1_manager is the one. */
+bool cgroup_v1_present (void);
+
+/* The container's directories in the v1 hierarchies (cgroup/v1.c keeps
+ * them; v1_apply.c writes the limits through them). */
+#define CGROUP_V1_MAX 16
+struct cgroup_v1_dir
+{
+  char *ctrls;   /* the hierarchy's controllers, as its super options: "cpu,cpuacct" */
+  int mountfd;   /* the hierarchy's mount */
+  int dirfd;     /* the container's cgroup in it, or -1 (removed) */
+  size_t created; /* trailing path components we made in it */
+};
+struct cgroup_v1
+{
+  size_t n;
+  struct cgroup_v1_dir h[CGROUP_V1_MAX];
+};
+void cgroup_v1_free (struct cgroup_v1 *v);
+
+/* The container's directory in the hierarchy carrying controller NAME
+ * ("memory", "cpu"), or -1 when none is mounted (or it was removed). */
+int cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name);
+
+/* cgroup_enter on v1: PID into every hierarchy's cgroup.procs. */
+int cgroup_v1_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
+
+/* Write linux.resources to the v1 hierarchies (v1_apply.c), and the
+ * `unified` keys of core cgroup files (cgroup.max.depth) to UNIFIED_FD, the
+ * unified tracking cgroup (-1: none).  A limit with no hierarchy to enforce
+ * it, and any other `unified` key (memory.high: v1 cannot express it), is an
+ * error naming it unless ALLOW_UNENFORCED: then *why (malloc'd, may be
+ * NULL) says what is not enforced. */
+int v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgroup_resources *r,
+                        bool allow_unenforced, char **why, shim_error_t *err);
+/* A new cpuset cgroup has empty cpuset.cpus and cpuset.mems, and v1 lets no
+ * task in until they are set: copy the parent's (PARENT_FD) into DIRFD's
+ * where empty. */
+int v1_apply_cpuset_inherit (int parent_fd, int dirfd, shim_error_t *err);
 
 #endif

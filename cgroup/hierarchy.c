@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup_internal.h"
+#include "common/log.h"
 #include "common/util.h"
 
 const char *
@@ -114,6 +115,26 @@ cgroup_mount_localevents (bool *on)
   return known == 1 ? 0 : -1;
 }
 
+/* The path part of a /proc/PID/cgroup line, refused as the header says. */
+static int
+checked_path (const char *start, size_t len, char **path, shim_error_t *err)
+{
+  cleanup_free char *p = strndup (start, len);
+  size_t plen;
+  if (p == NULL)
+    return shim_error_errno (err, "cgroup path");
+  plen = strlen (p);
+  if (p[0] != '/')
+    return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
+  if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
+      || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
+    return shim_error_plain (err, EXDEV, "`%s` is outside this cgroup namespace", p);
+  if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
+    return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
+  *path = steal_pointer (&p);
+  return 0;
+}
+
 int
 cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
 {
@@ -126,25 +147,37 @@ cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
       size_t len = (size_t) (end - line);
 
       if (len >= 3 && strncmp (line, "0::", 3) == 0)
-        {
-          cleanup_free char *p = strndup (line + 3, len - 3);
-          size_t plen;
-          if (p == NULL)
-            return shim_error_errno (err, "cgroup path");
-          plen = strlen (p);
-          if (p[0] != '/')
-            return shim_error_plain (err, EINVAL, "`%s` is not an absolute path", p);
-          if (strcmp (p, "/..") == 0 || strncmp (p, "/../", 4) == 0 || strstr (p, "/../")
-              || (plen >= 3 && strcmp (p + plen - 3, "/..") == 0))
-            return shim_error_plain (err, EXDEV, "`%s` is outside this cgroup namespace", p);
-          if (plen >= 10 && strcmp (p + plen - 10, " (deleted)") == 0)
-            return shim_error_plain (err, ENOENT, "the cgroup `%s` was removed", p);
-          *path = steal_pointer (&p);
-          return 0;
-        }
+        return checked_path (line + 3, len - 3, path, err);
       line = *end ? end + 1 : NULL;
     }
   return shim_error_plain (err, ENOENT, "no cgroup v2 line (`0::`)");
+}
+
+int
+cgroup_parse_proc_cgroup_v1 (const char *buf, const char *ctrl, char **path, shim_error_t *err)
+{
+  const char *line = buf;
+  size_t n = strlen (ctrl);
+
+  *path = NULL;
+  while (line && *line)
+    {
+      const char *end = strchrnul (line, '\n');
+      const char *list = memchr (line, ':', (size_t) (end - line));
+      const char *colon = list ? memchr (list + 1, ':', (size_t) (end - list - 1)) : NULL;
+
+      /* "N:cpu,cpuacct:/path": the hierarchy whose list names CTRL. */
+      if (colon)
+        for (const char *c = list + 1; c < colon;)
+          {
+            size_t len = strcspn (c, ",:");
+            if (len == n && strncmp (c, ctrl, n) == 0)
+              return checked_path (colon + 1, (size_t) (end - colon - 1), path, err);
+            c += len + 1;
+          }
+      line = *end ? end + 1 : NULL;
+    }
+  return shim_error_plain (err, ENOENT, "no cgroup v1 line for the `%s` controller", ctrl);
 }
 
 int
@@ -161,6 +194,25 @@ cgroup_proc_path (pid_t pid, char **path, shim_error_t *err)
     return -1;
   if (cgroup_parse_proc_cgroup (buf, path, err) < 0)
     return shim_error_prefix (err, "%s", file);
+  return 0;
+}
+
+/* The runtime's own cgroup: the unified hierarchy's, else (pure v1) the
+ * memory hierarchy's. */
+static int
+own_path (char **path, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  if (util_read_file_at (AT_FDCWD, "/proc/self/cgroup", &buf, NULL, err) < 0)
+    return -1;
+  if (strncmp (buf, "0::", 3) != 0 && strstr (buf, "\n0::") == NULL)
+    {
+      if (cgroup_parse_proc_cgroup_v1 (buf, "memory", path, err) < 0)
+        return shim_error_prefix (err, "/proc/self/cgroup");
+      return 0;
+    }
+  if (cgroup_parse_proc_cgroup (buf, path, err) < 0)
+    return shim_error_prefix (err, "/proc/self/cgroup");
   return 0;
 }
 
@@ -243,9 +295,10 @@ cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **
     path = strdup (cgroups_path);
   else
     {
-      /* Relative: under the runtime's own cgroup, as runc does. */
+      /* Relative: under the runtime's own cgroup, as runc does; on a pure
+       * v1 host (no `0::` line) its memory cgroup, where the limits are. */
       cleanup_free char *own = NULL;
-      if (cgroup_proc_path (0, &own, err) < 0)
+      if (own_path (&own, err) < 0)
         return -1;
       if (asprintf (&path, "%s/%s", strcmp (own, "/") ? own : "", cgroups_path) < 0)
         path = NULL;
@@ -307,4 +360,34 @@ cgroup_first_ctrl (unsigned mask)
     if (mask & (1u << i))
       return cgroup_ctrl_names[i];
   return "?";
+}
+
+/* The directory and the files the kernel lists as safe to delegate
+ * (/sys/kernel/cgroup/delegate; cgroup.procs, cgroup.threads and
+ * cgroup.subtree_control before 4.15), the group left as it is, as runc
+ * does.  The controllers' own files stay root's: they are the parent's
+ * limits on the container. */
+int
+cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
+{
+  cleanup_free char *list = NULL;
+  shim_error_t tmp = NULL;
+  char *name, *save = NULL;
+
+  if (fchown (dirfd, owner, (gid_t) -1) < 0)
+    return shim_error_errno (err, "cgroup `%s`: give it to uid %u (user namespace, read-write /sys/fs/cgroup)",
+                             path, (unsigned) owner);
+  if (util_read_file_at (AT_FDCWD, "/sys/kernel/cgroup/delegate", &list, NULL, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      list = strdup ("cgroup.procs cgroup.threads cgroup.subtree_control");
+      if (list == NULL)
+        return shim_error_errno (err, "cgroup `%s`", path);
+    }
+  for (name = strtok_r (list, " \t\n", &save); name; name = strtok_r (NULL, " \t\n", &save))
+    if (strchr (name, '/') == NULL && fchownat (dirfd, name, owner, (gid_t) -1, AT_SYMLINK_NOFOLLOW) < 0
+        && errno != ENOENT)
+      return shim_error_errno (err, "cgroup `%s`: give `%s` to uid %u", path, name, (unsigned) owner);
+  log_msg (LOG_DEBUG, "cgroup `%s` delegated to uid %u", path, (unsigned) owner);
+  return 0;
 }

@@ -281,36 +281,6 @@ remove_created (int mountfd, const char *path, size_t depth_created)
     }
 }
 
-/* The directory and the files the kernel lists as safe to delegate
- * (/sys/kernel/cgroup/delegate; cgroup.procs, cgroup.threads and
- * cgroup.subtree_control before 4.15), the group left as it is, as runc
- * does.  The controllers' own files stay root's: they are the parent's
- * limits on the container. */
-static int
-delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
-{
-  cleanup_free char *list = NULL;
-  shim_error_t tmp = NULL;
-  char *name, *save = NULL;
-
-  if (fchown (dirfd, owner, (gid_t) -1) < 0)
-    return shim_error_errno (err, "cgroup `%s`: give it to uid %u (user namespace, read-write /sys/fs/cgroup)",
-                             path, (unsigned) owner);
-  if (util_read_file_at (AT_FDCWD, "/sys/kernel/cgroup/delegate", &list, NULL, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      list = strdup ("cgroup.procs cgroup.threads cgroup.subtree_control");
-      if (list == NULL)
-        return shim_error_errno (err, "cgroup `%s`", path);
-    }
-  for (name = strtok_r (list, " \t\n", &save); name; name = strtok_r (NULL, " \t\n", &save))
-    if (strchr (name, '/') == NULL && fchownat (dirfd, name, owner, (gid_t) -1, AT_SYMLINK_NOFOLLOW) < 0
-        && errno != ENOENT)
-      return shim_error_errno (err, "cgroup `%s`: give `%s` to uid %u", path, name, (unsigned) owner);
-  log_msg (LOG_DEBUG, "cgroup `%s` delegated to uid %u", path, (unsigned) owner);
-  return 0;
-}
-
 static int read_events (int ev, const char *path, struct cg_cgroup_events *e, shim_error_t *err);
 
 /* A frozen cgroup (its own cgroup.freeze, or a frozen parent's) would stop
@@ -449,7 +419,7 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
   if (ret == 0 && r->has_devices)
     ret = cgroup_devices_apply (fd, r->devices, r->n_devices, err);
   if (ret == 0 && spec->owner != CGROUP_NO_OWNER)
-    ret = delegate_to (fd, out->path, spec->owner, err);
+    ret = cgroup_delegate_to (fd, out->path, spec->owner, err);
   if (ret < 0)
     {
       remove_created (out->mountfd, out->path, created);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "common/util.h"
 #include "runtime/oci_hooks.h"
 #include "runtime/process_internal.h"
@@ -291,6 +292,11 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
     }
   if (pid < 0)
     return -1;
+  if (opts->cgroup && cgroup_enter (opts->cgroup, pid, err) < 0)
+    {
+      process_reap_failed (pidfd, NULL);
+      return -1;
+    }
   if (userns_write_maps (pid, parent_end, cfg, err) == 0)
     {
       /* EOF on parent_end must mean the child closed its end. */

@@ -11,11 +11,16 @@
 
 #include "runtime/config.h"
 
+struct cgroup;
+
 struct container_opts
 {
   bool no_pivot;
   const char *id; /* the container's id (told to a seccomp listener) */
   int cgroup_fd; /* the container's cgroup directory (CLONE_INTO_CGROUP), or -1 */
+  /* The cgroup's other hierarchies (cgroup v1), joined right after the
+   * clone with cgroup_enter; NULL: none. */
+  const struct cgroup *cgroup;
   /* init outlives the runtime (create, run --detach): no parent-death
    * signal once it is ready. */
   bool detach;
@@ -50,6 +55,7 @@ int container_spawn (const struct shim_config *cfg, const struct container_opts 
 struct exec_opts
 {
   int cgroup_fd;  /* the container's cgroup (CLONE_INTO_CGROUP), or -1 */
+  const struct cgroup *cgroup; /* as container_opts.cgroup */
   int console_fd; /* as container_opts.console_fd */
   bool detach;    /* the process outlives `shim exec` */
   const char *id; /* the container's, for a seccomp listener */

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "common/util.h"
 #include "runtime/process_internal.h"
 #include "runtime/rootfs.h"
@@ -155,6 +156,11 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
     }
   if (pid < 0)
     return -1;
+  if (o->cgroup && cgroup_enter (o->cgroup, pid, err) < 0)
+    {
+      process_reap_failed (pidfd, NULL);
+      return -1;
+    }
   close (steal_fd (&child_end));
   if (sync_converse (parent_end, o->sigfd, pid, false, NULL, NULL, &out->pty_master, err) == 0)
     {

@@ -210,7 +210,10 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
     return shim_error_plain (err, EINVAL, "exec: --tty with --detach needs --console-socket");
   else if (proc.terminal && supervise_need_terminal (o->tty ? "exec --tty" : "process.terminal", err) < 0)
     return -1;
-  eo.cgroup_fd = r.cg.dirfd;
+  eo.cgroup_fd = cgroup_clone_fd (&r.cg);
+  eo.cgroup = &r.cg;
+  /* --cgroup: a cgroup under the container's (the unified one on a
+   * hybrid host); the v1 hierarchies are joined at the container's. */
   if (o->cgroup && (eo.cgroup_fd = sub_cgroup = open_sub_cgroup (r.cg.dirfd, o->cgroup, err)) < 0)
     return -1;
   if (!eo.detach && (sigfd = supervise_signals_fd (err)) < 0)

@@ -243,7 +243,8 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
   struct container_opts copts = {
     .no_pivot = o->c.no_pivot,
     .id = o->c.id,
-    .cgroup_fd = l->cg.dirfd,
+    .cgroup_fd = cgroup_clone_fd (&l->cg),
+    .cgroup = &l->cg,
     .detach = o->detach,
     .exec_listen_fd = -1,
     .console_fd = -1,

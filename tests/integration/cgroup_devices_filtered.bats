@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
 # linux.resources.devices: a device cgroup program on the container's
-# cgroup v2 decides every open and mknod of a device node.  The kernel runs
-# it on this hybrid host's cgroup2 too (measured on 6.18), so it is tested
-# here as well as in tests/vm/devices_cgroup.bats.  The node under test is
+# cgroup v2 (tests/vm/devices_cgroup.bats), or on a hybrid or v1 host such
+# as this one the v1 devices hierarchy's devices.deny/devices.allow, decides
+# every open and mknod of a device node, with the same outcome.  The node under test is
 # /dev/kmsg (c 1:11), not on runc's default list; `: >` and `: <` open it
 # without writing or reading anything.
 

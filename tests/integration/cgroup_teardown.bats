@@ -42,4 +42,12 @@ load helpers
 	wait "$b" || status=$?
 	assert_status 137
 	[ ! -e "$cg/shim" ]
+	# The same in every v1 hierarchy (a hybrid or v1 host).
+	local h
+	while IFS= read -r h; do
+		if [ -e "$h/shim" ]; then
+			echo "$h/shim is left" >&2
+			return 1
+		fi
+	done < <(cgroup_v1_mounts)
 }

@@ -197,6 +197,26 @@ cgroup2_mount() {
 	awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo
 }
 
+# The cgroup v1 hierarchies' mount points (a hybrid or a v1 host), one a
+# line: /sys/fs/cgroup/memory, /sys/fs/cgroup/pids, ...
+cgroup_v1_mounts() {
+	awk '$(NF-2) == "cgroup" { print $5 }' /proc/self/mountinfo
+}
+
+# cgroup_v1_mount CTRL: the mount point of the v1 hierarchy carrying
+# controller CTRL (co-mounted ones too: cpu in cpu,cpuacct), or nothing.
+cgroup_v1_mount() {
+	awk -v c="$1" '$(NF-2) == "cgroup" && ("," $NF ",") ~ ("," c ",") { print $5; exit }' /proc/self/mountinfo
+}
+
+# cgroup_v1_dir CTRL [ID]: the container's directory in that hierarchy
+# (/sys/fs/cgroup/memory/shim/ID) when it exists; fails otherwise.
+cgroup_v1_dir() {
+	local d
+	d=$(cgroup_v1_mount "$1")
+	[ -n "$d" ] && [ -d "$d/shim/${2:-$ID}" ] && echo "$d/shim/${2:-$ID}"
+}
+
 # Mount lines in /proc/self/mountinfo that are new (or changed) since the
 # test started and lie where a container could leak one: anywhere below the
 # rootfs or the test's directory, or exactly on the host's /, /proc, /sys,
@@ -267,6 +287,12 @@ shim_teardown() {
 		problems+="cgroup left behind: $cg/shim/$ID"$'\n'
 		rmdir "$cg/shim/$ID" 2>/dev/null || true
 	fi
+	while IFS= read -r cg; do
+		if [ -n "$cg" ] && [ -d "$cg/shim/$ID" ]; then
+			problems+="cgroup left behind: $cg/shim/$ID"$'\n'
+			rmdir "$cg/shim/$ID" 2>/dev/null || true
+		fi
+	done < <(cgroup_v1_mounts)
 
 	if [ -n "$problems" ]; then
 		printf 'teardown: %s' "$problems" >&2

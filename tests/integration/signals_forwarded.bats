@@ -98,6 +98,10 @@ kill_runtime_and_wait() {
 	local cg
 	cg=$(cgroup2_mount)
 	[ -z "$cg" ] || [ ! -d "$cg/shim/$ID" ] || rmdir "$cg/shim/$ID"
+	# And on a hybrid or v1 host the directories in the v1 hierarchies.
+	while IFS= read -r cg; do
+		[ -z "$cg" ] || [ ! -d "$cg/shim/$ID" ] || rmdir "$cg/shim/$ID"
+	done < <(cgroup_v1_mounts)
 }
 
 @test "a SIGKILLed runtime takes its container with it" {

@@ -6,9 +6,9 @@
 # Written to the container's cgroup2 cgroup.  A limit that cannot be
 # enforced there is an error, as it is for create.
 #
-# This host may offer the container's cgroup no controllers at all (hybrid:
-# controllers on v1, an empty cgroup2): then what is observable is what is
-# refused, and the files that need no controller (cgroup.max.*).
+# On a hybrid host (controllers on v1, an empty cgroup2) the limits go to
+# the v1 hierarchies (/sys/fs/cgroup/memory/shim/ID/memory.limit_in_bytes)
+# and the files that need no controller (cgroup.max.*) to the cgroup2 one.
 
 load helpers
 load lifecycle_helpers
@@ -20,9 +20,17 @@ setup() {
 	sh_cmd 'exec sleep 1000'
 }
 
-# has_ctrl NAME: the container's cgroup offers controller NAME.
+# has_ctrl NAME: the container's cgroup offers controller NAME (in
+# cgroup2, or its v1 hierarchy).
 has_ctrl() {
-	grep -qw "$1" "$CG/shim/$ID/cgroup.controllers"
+	[ -n "$(cgroup_v1_dir "$1")" ] || grep -qw "$1" "$CG/shim/$ID/cgroup.controllers"
+}
+
+# memory_limit: the container's memory limit as the kernel has it.
+memory_limit() {
+	local d
+	d=$(cgroup_v1_dir memory)
+	if [ -n "$d" ]; then cat "$d/memory.limit_in_bytes"; else cat "$CG/shim/$ID/memory.max"; fi
 }
 
 @test "update --resources - reads the JSON from stdin and writes the cgroup" {
@@ -62,7 +70,7 @@ has_ctrl() {
 	run --separate-stderr shim update --memory 67108864 "$ID"
 	if has_ctrl memory; then
 		assert_status 0
-		assert_eq "$(cat "$CG/shim/$ID/memory.max")" 67108864
+		assert_eq "$(memory_limit)" 67108864
 	else
 		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
@@ -70,7 +78,7 @@ has_ctrl() {
 	run --separate-stderr shim update --memory 64M "$ID"
 	if has_ctrl memory; then
 		assert_status 0
-		assert_eq "$(cat "$CG/shim/$ID/memory.max")" 67108864
+		assert_eq "$(memory_limit)" 67108864
 	else
 		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
@@ -126,7 +134,7 @@ has_ctrl() {
 	ct_create
 	if has_ctrl pids 2>/dev/null; then
 		assert_status 0
-		assert_eq "$(cat "$CG/shim/$ID/pids.max")" 10
+		assert_eq "$(cat "$(cgroup_v1_dir pids || echo "$CG/shim/$ID")/pids.max")" 10
 		ct_cleanup
 	else
 		assert_status 1
@@ -162,8 +170,13 @@ has_ctrl() {
 	local ctrl=no
 	has_ctrl cpu && ctrl=yes
 	run --separate-stderr shim update --cpu-quota 50000 --cpu-period 100000 "$ID"
-	local st=$status err=$stderr max=""
-	[ "$ctrl" = no ] || max=$(cat "$CG/shim/$ID/cpu.max")
+	local st=$status err=$stderr max="" d
+	d=$(cgroup_v1_dir cpu) || true
+	if [ -n "$d" ]; then
+		max="$(cat "$d/cpu.cfs_quota_us") $(cat "$d/cpu.cfs_period_us")"
+	elif [ "$ctrl" = yes ]; then
+		max=$(cat "$CG/shim/$ID/cpu.max")
+	fi
 	ct_cleanup
 	if [ "$ctrl" = yes ]; then
 		assert_eq "$st" 0

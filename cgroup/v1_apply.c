@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* linux.resources written to the cgroup v1 hierarchies, with the files and
+ * the order runc's fs manager uses (memory.go, cpu.go, cpuset.go, blkio.go,
+ * pids.go, devices): each controller's files in the hierarchy carrying it.
+ * `unified` keys are cgroup v2 files: the core ones (cgroup.max.depth, ...)
+ * go to the unified tracking cgroup of a hybrid host; a controller's
+ * (memory.high) has nothing to go to. */
+#include "cgroup/cgroup.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup_devices.h"
+#include "cgroup/cgroup_internal.h"
+#include "common/log.h"
+#include "common/util.h"
+
+int
+cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name)
+{
+  size_t i, n = strlen (name);
+  for (i = 0; v && i < v->n; i++)
+    {
+      /* The hierarchy's controllers: "cpu,cpuacct". */
+      const char *c = v->h[i].ctrls;
+      while (*c)
+        {
+          size_t len = strcspn (c, ",");
+          if (len == n && strncmp (c, name, n) == 0)
+            return v->h[i].dirfd;
+          c += len + (c[len] == ',');
+        }
+    }
+  return -1;
+}
+
+static int
+write_knob (int fd, const char *file, const char *value, const char *json_path, shim_error_t *err)
+{
+  log_msg (LOG_DEBUG, "cgroup v1: %s = %s", file, value);
+  if (util_write_file_at (fd, file, value, strlen (value), err) < 0)
+    return shim_error_prefix (err, "%s", json_path);
+  return 0;
+}
+
+static int
+write_i64 (int fd, const char *file, int64_t v, const char *json_path, shim_error_t *err)
+{
+  char buf[32];
+  snprintf (buf, sizeof buf, "%" PRId64, v < 0 ? (int64_t) -1 : v);
+  return write_knob (fd, file, buf, json_path, err);
+}
+
+/* memory.limit_in_bytes and memory.memsw.limit_in_bytes (memory + swap, as
+ * OCI's swap).  The kernel keeps limit <= memsw at every moment, so the one
+ * that grows goes first: memsw first when it becomes unlimited or larger
+ * than the current limit, else the limit first (runc's setMemoryAndSwap).
+ * With a limit and no swap given, memsw is the limit (no swap), as the v2
+ * manager sets memory.swap.max to 0: otherwise the kernel swaps instead of
+ * reaching the limit and the limit never takes. */
+static int
+apply_memory (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  bool memsw = faccessat (fd, "memory.memsw.limit_in_bytes", F_OK, 0) == 0;
+  bool has_swap = r->has_memory_swap || (r->has_memory_limit && r->memory_limit > 0);
+  int64_t swap = r->has_memory_swap ? r->memory_swap : r->memory_limit;
+
+  if (r->has_memory_limit && has_swap && memsw)
+    {
+      cleanup_free char *cur = NULL;
+      int64_t current = -1;
+      if (util_read_file_at (fd, "memory.limit_in_bytes", &cur, NULL, err) < 0)
+        return shim_error_prefix (err, "linux.resources.memory.limit");
+      if (util_parse_i64 (cur, &current) < 0)
+        current = INT64_MAX; /* the kernel's "no limit" is just under 2^63 */
+      if (swap < 0 || current < swap)
+        {
+          if (write_i64 (fd, "memory.memsw.limit_in_bytes", swap, "linux.resources.memory.swap", err) < 0
+              || write_i64 (fd, "memory.limit_in_bytes", r->memory_limit, "linux.resources.memory.limit", err) < 0)
+            return -1;
+        }
+      else if (write_i64 (fd, "memory.limit_in_bytes", r->memory_limit, "linux.resources.memory.limit", err) < 0
+               || write_i64 (fd, "memory.memsw.limit_in_bytes", swap, "linux.resources.memory.swap", err) < 0)
+        return -1;
+    }
+  else if (r->has_memory_limit)
+    {
+      if (write_i64 (fd, "memory.limit_in_bytes", r->memory_limit, "linux.resources.memory.limit", err) < 0)
+        return -1;
+    }
+  else if (r->has_memory_swap && memsw
+           && write_i64 (fd, "memory.memsw.limit_in_bytes", swap, "linux.resources.memory.swap", err) < 0)
+    return -1;
+  if (r->has_memory_swap && !memsw && r->memory_swap > 0)
+    log_msg (LOG_WARNING, "linux.resources.memory.swap: the kernel has no swap accounting "
+                          "(memory.memsw.limit_in_bytes): swap is not limited");
+  /* Kernel memory (memory.kmem.*) is left alone: deprecated, and counted in
+   * memory.limit_in_bytes anyway since 5.x. */
+  if (r->has_memory_reservation
+      && write_i64 (fd, "memory.soft_limit_in_bytes", r->memory_reservation, "linux.resources.memory.reservation",
+                    err)
+             < 0)
+    return -1;
+  return 0;
+}
+
+static int
+apply_cpu (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  char buf[32];
+  if (r->has_cpu_shares && r->cpu_shares)
+    {
+      snprintf (buf, sizeof buf, "%" PRIu64, r->cpu_shares);
+      if (write_knob (fd, "cpu.shares", buf, "linux.resources.cpu.shares", err) < 0)
+        return -1;
+    }
+  /* The period first: a quota is checked against it. */
+  if (r->has_cpu_period && r->cpu_period)
+    {
+      snprintf (buf, sizeof buf, "%" PRIu64, r->cpu_period);
+      if (write_knob (fd, "cpu.cfs_period_us", buf, "linux.resources.cpu.period", err) < 0)
+        return -1;
+    }
+  if (r->has_cpu_quota && write_i64 (fd, "cpu.cfs_quota_us", r->cpu_quota > 0 ? r->cpu_quota : -1,
+                                     "linux.resources.cpu.quota", err)
+                              < 0)
+    return -1;
+  return 0;
+}
+
+int
+v1_apply_cpuset_inherit (int parent_fd, int dirfd, shim_error_t *err)
+{
+  static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+  size_t i;
+  for (i = 0; i < 2; i++)
+    {
+      cleanup_free char *mine = NULL, *parent = NULL;
+      if (util_read_file_at (dirfd, files[i], &mine, NULL, err) < 0)
+        return -1;
+      if (strspn (mine, " \n") != strlen (mine))
+        continue;
+      if (util_read_file_at (parent_fd, files[i], &parent, NULL, err) < 0)
+        return -1;
+      if (strspn (parent, " \n") == strlen (parent))
+        continue;
+      if (util_write_file_at (dirfd, files[i], parent, strlen (parent), err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+apply_cpuset (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  if (r->cpu_cpus && write_knob (fd, "cpuset.cpus", r->cpu_cpus, "linux.resources.cpu.cpus", err) < 0)
+    return -1;
+  if (r->cpu_mems && write_knob (fd, "cpuset.mems", r->cpu_mems, "linux.resources.cpu.mems", err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+apply_blkio (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  char buf[16];
+  /* blkio.weight is CFQ's; with BFQ the kernel names it blkio.bfq.weight. */
+  const char *file = faccessat (fd, "blkio.weight", F_OK, 0) == 0 ? "blkio.weight" : "blkio.bfq.weight";
+  snprintf (buf, sizeof buf, "%u", (unsigned) r->blkio_weight);
+  return write_knob (fd, file, buf, "linux.resources.blockIO.weight", err);
+}
+
+static int
+write_rule (int fd, const struct cgroup_device_rule *d, shim_error_t *err)
+{
+  char buf[64], maj[24], min[24], acc[4];
+  size_t n = 0;
+
+  if (d->access == 0)
+    return 0;
+  if (d->access & CGROUP_DEV_READ)
+    acc[n++] = 'r';
+  if (d->access & CGROUP_DEV_WRITE)
+    acc[n++] = 'w';
+  if (d->access & CGROUP_DEV_MKNOD)
+    acc[n++] = 'm';
+  acc[n] = '\0';
+  snprintf (maj, sizeof maj, d->major < 0 ? "*" : "%" PRId64, d->major);
+  snprintf (min, sizeof min, d->minor < 0 ? "*" : "%" PRId64, d->minor);
+  if (d->type == 'a')
+    snprintf (buf, sizeof buf, "a *:* %s", acc);
+  else
+    snprintf (buf, sizeof buf, "%c %s:%s %s", d->type, maj, min, acc);
+  return write_knob (fd, d->allow ? "devices.allow" : "devices.deny", buf, "linux.resources.devices", err);
+}
+
+/* Deny everything, then the config's rules in order, then runc's default
+ * allows (which no config can take away, as on v2).  Each v1 write adds an
+ * exception to (allow) or takes one from (deny) the list. */
+static int
+apply_devices (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  size_t i, n;
+  const struct cgroup_device_rule *defaults = cgroup_devices_defaults (&n);
+
+  if (write_knob (fd, "devices.deny", "a", "linux.resources.devices", err) < 0)
+    return -1;
+  for (i = 0; i < r->n_devices; i++)
+    if (write_rule (fd, &r->devices[i], err) < 0)
+      return -1;
+  for (i = 0; i < n; i++)
+    if (write_rule (fd, &defaults[i], err) < 0)
+      return -1;
+  return 0;
+}
+
+/* Which controller each required-controller bit is on v1. */
+static const char *
+v1_name (unsigned bit)
+{
+  return bit == CGROUP_CTRL_IO ? "blkio" : cgroup_first_ctrl (bit);
+}
+
+/* A `unified` key the unified tracking cgroup (UNIFIED_FD, or -1) can take:
+ * a core cgroup.* file, not a controller's. */
+static bool
+unified_ok (const char *key, int unified_fd)
+{
+  return unified_fd >= 0 && strncmp (key, "cgroup.", 7) == 0;
+}
+
+int
+v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgroup_resources *r,
+                    bool allow_unenforced, char **why, shim_error_t *err)
+{
+  unsigned required = cgroup_required_controllers (r), missing = 0;
+  const char *bad_key = NULL;
+  size_t i;
+  int fd;
+
+  if (why)
+    *why = NULL;
+  for (i = 0; i < CGROUP_N_CTRL; i++)
+    if ((required & (1u << i)) && cgroup_v1_dirfd (v, v1_name (1u << i)) < 0)
+      missing |= 1u << i;
+  for (i = 0; i < r->n_unified && bad_key == NULL; i++)
+    if (!unified_ok (r->unified[i].key, unified_fd))
+      bad_key = r->unified[i].key;
+  /* A controller's unified key also made it "required": it is the key
+   * that cannot be written, not the controller that is missing. */
+  if (bad_key)
+    missing = 0;
+  if ((missing || bad_key) && !allow_unenforced)
+    {
+      if (bad_key)
+        return shim_error_plain (err, ENOTSUP,
+                                 "linux.resources.unified.%s: cannot enforce it: a cgroup v2 file, and this "
+                                 "host's controllers are on cgroup v1; --allow-unenforced-limits runs without it",
+                                 bad_key);
+      return shim_error_plain (err, ENOTSUP,
+                               "linux.resources: cannot enforce the %s limit: no cgroup v1 hierarchy carries the "
+                               "`%s` controller; --allow-unenforced-limits runs without it",
+                               cgroup_first_ctrl (missing), v1_name (missing & -missing));
+    }
+  if (missing || bad_key)
+    {
+      const char *what = bad_key ? bad_key : cgroup_first_ctrl (missing);
+      char *msg = NULL;
+      if (asprintf (&msg, "%s: not on this host's cgroup v1 hierarchies", what) < 0)
+        msg = NULL;
+      log_msg (LOG_WARNING, "linux.resources: the %s limit is NOT enforced: %s", what, msg ? msg : "cgroup v1");
+      if (why)
+        *why = msg;
+      else
+        free (msg);
+    }
+  if ((fd = cgroup_v1_dirfd (v, "memory")) >= 0 && (required & CGROUP_CTRL_MEMORY) && apply_memory (fd, r, err) < 0)
+    return -1;
+  if ((fd = cgroup_v1_dirfd (v, "pids")) >= 0 && r->has_pids_limit && r->pids_limit != 0)
+    {
+      char buf[32];
+      if (r->pids_limit < 0)
+        snprintf (buf, sizeof buf, "max");
+      else
+        snprintf (buf, sizeof buf, "%" PRId64, r->pids_limit);
+      if (write_knob (fd, "pids.max", buf, "linux.resources.pids.limit", err) < 0)
+        return -1;
+    }
+  if ((fd = cgroup_v1_dirfd (v, "cpu")) >= 0 && (required & CGROUP_CTRL_CPU) && apply_cpu (fd, r, err) < 0)
+    return -1;
+  if ((fd = cgroup_v1_dirfd (v, "cpuset")) >= 0 && apply_cpuset (fd, r, err) < 0)
+    return -1;
+  if ((fd = cgroup_v1_dirfd (v, "blkio")) >= 0 && r->has_blkio_weight && apply_blkio (fd, r, err) < 0)
+    return -1;
+  if (r->has_devices)
+    {
+      fd = cgroup_v1_dirfd (v, "devices");
+      if (fd < 0 && !allow_unenforced)
+        return shim_error_plain (err, ENOTSUP,
+                                 "linux.resources.devices: cannot enforce the device rules: no devices "
+                                 "hierarchy is mounted; --allow-unenforced-limits runs without them");
+      if (fd >= 0 && apply_devices (fd, r, err) < 0)
+        return -1;
+    }
+  /* unified last, as on v2. */
+  for (i = 0; i < r->n_unified; i++)
+    {
+      cleanup_free char *jp = NULL;
+      if (!unified_ok (r->unified[i].key, unified_fd))
+        continue;
+      if (asprintf (&jp, "linux.resources.unified.%s", r->unified[i].key) < 0)
+        return shim_error_errno (err, "linux.resources.unified");
+      if (write_knob (unified_fd, r->unified[i].key, r->unified[i].value, jp, err) < 0)
+        return -1;
+    }
+  return 0;
+}

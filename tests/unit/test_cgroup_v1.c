@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cgroup v1 manager against a fake cgroupfs: directories and regular
+ * files under a temporary directory, named by a fake /proc/self/mountinfo
+ * (cgroup_v1_set_mountinfo).  No cgroup2 line: a pure v1 host, where the
+ * tree is killed through the freezer.  What a regular file cannot fake
+ * (the kernel's checks, the OOM eventfd firing) is tested on a real v1
+ * memory hierarchy when there is one and we are root; the rest of the
+ * real behaviour is in tests/integration/cgroup_v1_*.bats. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup.h"
+#include "common/util.h"
+#include "tap.h"
+
+static char root[64];
+
+/* The hierarchies of the fake host: dir name, super options. */
+static const char *const hier[][2] = {
+  { "memory", "rw,memory" },   { "pids", "rw,pids" },       { "cpu,cpuacct", "rw,cpu,cpuacct" },
+  { "cpuset", "rw,cpuset" },   { "freezer", "rw,freezer" }, { "devices", "rw,devices" },
+  { "blkio", "rw,blkio" },     { "systemd", "rw,name=systemd" },
+};
+#define N_HIER (sizeof (hier) / sizeof (hier[0]))
+
+static void
+put (const char *dir, const char *file, const char *content)
+{
+  char p[512];
+  FILE *f;
+  snprintf (p, sizeof p, "%s/%s/%s", root, dir, file);
+  f = fopen (p, "w");
+  if (f == NULL)
+    {
+      diag ("cannot write %s: %s", p, strerror (errno));
+      return;
+    }
+  fputs (content, f);
+  fclose (f);
+}
+
+/* The file's content, malloc'd ("" when missing). */
+static char *
+get (const char *dir, const char *file)
+{
+  char p[512];
+  char *buf = NULL;
+  shim_error_t err = NULL;
+  snprintf (p, sizeof p, "%s/%s/%s", root, dir, file);
+  if (util_read_file_at (AT_FDCWD, p, &buf, NULL, &err) < 0)
+    {
+      shim_error_release (&err);
+      return strdup ("");
+    }
+  return buf;
+}
+
+static bool
+exists (const char *dir)
+{
+  char p[512];
+  struct stat sb;
+  snprintf (p, sizeof p, "%s/%s", root, dir);
+  return stat (p, &sb) == 0;
+}
+
+/* The fake host: every hierarchy mounted under root, with /shim/c1 made (as
+ * an engine would) and the files the manager writes, empty. */
+static void
+fake_host (void)
+{
+  static const char *const files[] = {
+    "cgroup.procs",          "memory.limit_in_bytes",  "memory.memsw.limit_in_bytes",
+    "memory.soft_limit_in_bytes", "pids.max",          "cpu.shares",
+    "cpu.cfs_quota_us",      "cpu.cfs_period_us",      "cpuset.cpus",
+    "cpuset.mems",           "freezer.state",          "devices.allow",
+    "devices.deny",          "blkio.weight",           "cgroup.event_control",
+    "memory.oom_control",
+  };
+  char text[4096] = "", p[512];
+  size_t i, j;
+
+  for (i = 0; i < N_HIER; i++)
+    {
+      char line[512];
+      snprintf (p, sizeof p, "%s/%s", root, hier[i][0]);
+      mkdir (p, 0755);
+      snprintf (p, sizeof p, "%s/%s/shim", root, hier[i][0]);
+      mkdir (p, 0755);
+      snprintf (p, sizeof p, "%s/%s/shim/c1", root, hier[i][0]);
+      mkdir (p, 0755);
+      for (j = 0; j < sizeof files / sizeof files[0]; j++)
+        {
+          snprintf (p, sizeof p, "%s/shim/c1", hier[i][0]);
+          put (p, files[j], "");
+        }
+      snprintf (p, sizeof p, "%s/shim", hier[i][0]);
+      put (p, "cpuset.cpus", strcmp (hier[i][0], "cpuset") == 0 ? "0-1\n" : "");
+      put (p, "cpuset.mems", strcmp (hier[i][0], "cpuset") == 0 ? "0\n" : "");
+      snprintf (line, sizeof line, "%zu 31 0:%zu / %s/%s rw,relatime shared:%zu - cgroup cgroup %s\n", 32 + i, 29 + i,
+                root, hier[i][0], 10 + i, hier[i][1]);
+      strcat (text, line);
+    }
+  strcat (text, "30 23 0:27 / /proc rw,nosuid - proc proc rw\n");
+  cgroup_v1_set_mountinfo (text);
+}
+
+static pid_t
+sleeper (void)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      pause ();
+      _exit (0);
+    }
+  return pid;
+}
+
+static void
+test_create_pure_v1 (void)
+{
+  struct cgroup_resources r = { 0 };
+  struct cgroup_spec spec = { .cgroups_path = "/shim/c1", .id = "c1", .resources = &r, .owner = CGROUP_NO_OWNER };
+  struct cgroup cg;
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *lim = NULL, *memsw = NULL, *soft = NULL, *pids = NULL, *shares = NULL, *quota = NULL,
+                    *period = NULL, *cpus = NULL, *mems = NULL, *procs = NULL, *mprocs = NULL, *weight = NULL;
+  pid_t child;
+
+  r.has_memory_limit = true;
+  r.memory_limit = 33554432;
+  r.has_memory_reservation = true;
+  r.memory_reservation = 16777216;
+  r.has_pids_limit = true;
+  r.pids_limit = 10;
+  r.has_cpu_shares = true;
+  r.cpu_shares = 512;
+  r.has_cpu_quota = r.has_cpu_period = true;
+  r.cpu_quota = 50000;
+  r.cpu_period = 100000;
+  r.has_blkio_weight = true;
+  r.blkio_weight = 300;
+
+  ok (cgroup_manager_detect () != NULL && strcmp (cgroup_manager_detect ()->name, "cgroupfs v1") == 0,
+      "controllers on v1 hierarchies: the v1 manager");
+  if (!ok (cgroup_create (&spec, &cg, &err) == 0, "create on a pure v1 host"))
+    {
+      diag ("%s", err->msg);
+      return;
+    }
+  ok (!cg.created, "an existing empty cgroup is adopted, not made");
+  is_int (cgroup_clone_fd (&cg), -1, "no cgroup2: nothing to CLONE_INTO_CGROUP");
+  ok (cg.dirfd >= 0 && cgroup_memory_dirfd (&cg) >= 0, "the memory hierarchy's directory stands in for dirfd");
+  ok (cg.memory_limit_enforced, "the memory limit is enforced");
+  is_str (lim = get ("memory/shim/c1", "memory.limit_in_bytes"), "33554432", "memory.limit_in_bytes");
+  is_str (memsw = get ("memory/shim/c1", "memory.memsw.limit_in_bytes"), "33554432",
+          "no swap given: memsw is the limit (no swap)");
+  is_str (soft = get ("memory/shim/c1", "memory.soft_limit_in_bytes"), "16777216", "reservation: soft limit");
+  is_str (pids = get ("pids/shim/c1", "pids.max"), "10", "pids.max");
+  is_str (shares = get ("cpu,cpuacct/shim/c1", "cpu.shares"), "512", "cpu.shares in the co-mounted cpu,cpuacct");
+  is_str (quota = get ("cpu,cpuacct/shim/c1", "cpu.cfs_quota_us"), "50000", "cpu.cfs_quota_us");
+  is_str (period = get ("cpu,cpuacct/shim/c1", "cpu.cfs_period_us"), "100000", "cpu.cfs_period_us");
+  is_str (cpus = get ("cpuset/shim/c1", "cpuset.cpus"), "0-1\n", "an empty cpuset.cpus gets the parent's");
+  is_str (mems = get ("cpuset/shim/c1", "cpuset.mems"), "0\n", "an empty cpuset.mems gets the parent's");
+  is_str (weight = get ("blkio/shim/c1", "blkio.weight"), "300", "blkio.weight");
+
+  /* Reaped by the kernel: a zombie would look alive to the wait. */
+  signal (SIGCHLD, SIG_IGN);
+  child = sleeper ();
+  ok (cgroup_enter (&cg, child, &err) == 0, "enter");
+  {
+    char want[32];
+    snprintf (want, sizeof want, "%d", (int) child);
+    is_str (procs = get ("freezer/shim/c1", "cgroup.procs"), want, "the pid is in the freezer hierarchy");
+    is_str (mprocs = get ("memory/shim/c1", "cgroup.procs"), want, "and in the memory hierarchy");
+    free (procs);
+    procs = get ("systemd/shim/c1", "cgroup.procs");
+    is_str (procs, "", "not in a named hierarchy (name=systemd)");
+  }
+
+  {
+    cleanup_free char *st = NULL;
+    ok (cgroup_freeze (&cg, true, &err) == 0, "pause through the v1 freezer");
+    is_str (st = get ("freezer/shim/c1", "freezer.state"), "FROZEN", "freezer.state FROZEN");
+    free (st);
+    ok (cgroup_freeze (&cg, false, &err) == 0, "resume");
+    is_str (st = get ("freezer/shim/c1", "freezer.state"), "THAWED", "freezer.state THAWED");
+  }
+
+  if (!ok (cgroup_destroy (&cg, &err) == 0, "destroy kills through the freezer"))
+    diag ("%s", err->msg);
+  ok (kill (child, 0) < 0 && errno == ESRCH, "the task in the cgroup was killed");
+  signal (SIGCHLD, SIG_DFL);
+  ok (exists ("memory/shim/c1"), "a cgroup we did not make is not removed");
+  cgroup_release (&cg);
+  for (size_t i = 0; i < N_HIER; i++)
+    {
+      char p[128];
+      snprintf (p, sizeof p, "%s/shim/c1", hier[i][0]);
+      put (p, "cgroup.procs", ""); /* the fake's kernel forgets the dead */
+    }
+}
+
+/* Made by us, then a write fails: every hierarchy's new directories go. */
+static void
+test_failed_create_removes (void)
+{
+  struct cgroup_resources r = { 0 };
+  struct cgroup_spec spec = { .cgroups_path = "/shim/new/c2", .id = "c2", .resources = &r, .owner = CGROUP_NO_OWNER };
+  struct cgroup cg;
+  cleanup_error shim_error_t err = NULL;
+  size_t i;
+  bool any = false;
+
+  r.has_pids_limit = true;
+  r.pids_limit = 5;
+  /* The fake's new directories have no files: the first write fails. */
+  ok (cgroup_create (&spec, &cg, &err) < 0, "create fails where a file cannot be written");
+  for (i = 0; i < N_HIER - 1; i++)
+    {
+      char p[128];
+      snprintf (p, sizeof p, "%s/shim/new", hier[i][0]);
+      any = any || exists (p);
+    }
+  ok (!any, "no directory made is left in any hierarchy");
+  cgroup_release (&cg);
+}
+
+static void
+test_refused (void)
+{
+  struct cgroup_resources r = { 0 };
+  struct util_kv kv = { "memory.high", "1000000" };
+  struct cgroup_spec spec = { .cgroups_path = "/shim/c1", .id = "c1", .resources = &r, .owner = CGROUP_NO_OWNER };
+  struct cgroup cg;
+  cleanup_error shim_error_t err = NULL;
+
+  r.unified = &kv;
+  r.n_unified = 1;
+  ok (cgroup_create (&spec, &cg, &err) < 0, "a unified key v1 cannot express is refused");
+  has_str (err ? err->msg : NULL, "linux.resources.unified.memory.high: cannot enforce it",
+           "by name");
+  cgroup_release (&cg);
+  shim_error_release (&err);
+  spec.allow_unenforced = true;
+  ok (cgroup_create (&spec, &cg, &err) == 0, "--allow-unenforced-limits runs without it");
+  has_str (cg.unenforced_reason, "memory.high", "and says what is not enforced");
+  cgroup_release (&cg);
+}
+
+/* The ordering rule needs the kernel: memsw below the limit is EINVAL. */
+static void
+test_update (void)
+{
+  struct cgroup cg;
+  struct cgroup_resources r = { 0 };
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *lim = NULL, *pids = NULL;
+
+  if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open"))
+    return;
+  put ("memory/shim/c1", "memory.limit_in_bytes", "");
+  put ("memory/shim/c1", "memory.memsw.limit_in_bytes", "");
+  put ("pids/shim/c1", "pids.max", "");
+  r.has_memory_limit = true;
+  r.memory_limit = 67108864;
+  r.has_pids_limit = true;
+  r.pids_limit = -1;
+  ok (cgroup_update (&cg, &r, &err) == 0, "update");
+  is_str (lim = get ("memory/shim/c1", "memory.limit_in_bytes"), "67108864", "memory.limit_in_bytes updated");
+  is_str (pids = get ("pids/shim/c1", "pids.max"), "max", "pids -1: max");
+  cgroup_release (&cg);
+}
+
+static void
+test_snapshot (void)
+{
+  struct cg_snapshot s;
+  struct cgroup_v1_oom oom;
+  cleanup_error shim_error_t err = NULL;
+  cleanup_close int fd = -1;
+  char p[512];
+
+  put ("memory/shim/c1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 1\noom_kill 2\n");
+  put ("memory/shim/c1", "memory.failcnt", "5\n");
+  put ("memory/shim/c1", "memory.max_usage_in_bytes", "33554432\n");
+  put ("memory/shim/c1", "memory.limit_in_bytes", "33554432\n");
+  put ("memory/shim/c1", "memory.memsw.limit_in_bytes", "9223372036854771712\n");
+  put ("memory/shim/c1", "memory.stat",
+       "cache 1\nrss 2\ntotal_cache 4096\ntotal_rss 30000000\ntotal_rss_huge 0\ntotal_shmem 8192\n"
+       "total_mapped_file 4096\n");
+  snprintf (p, sizeof p, "%s/memory/shim/c1", root);
+  fd = open (p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (!ok (cgroup_v1_snapshot_read (fd, -1, &s, &oom, &err) == 0, "snapshot from v1 files"))
+    {
+      diag ("%s", err->msg);
+      return;
+    }
+  ok ((s.have & CG_SNAP_EVENTS_LOCAL) && (s.events_local.have & CG_EV_OOM_KILL) && s.events_local.oom_kill == 2,
+      "oom_control's oom_kill: events_local.oom_kill");
+  ok ((s.events_local.have & CG_EV_MAX) && s.events_local.max == 5, "failcnt: events_local.max");
+  ok (!(s.have & CG_SNAP_EVENTS), "no hierarchical events on v1: absent, not 0");
+  ok ((s.have & CG_SNAP_PEAK) && s.memory_peak == 33554432, "max_usage_in_bytes: the peak");
+  ok ((s.have & CG_SNAP_MAX) && s.memory_max == 33554432, "limit_in_bytes: memory_max");
+  ok ((s.have & CG_SNAP_SWAP_MAX) && s.memory_swap_max == CG_UNLIMITED, "memsw unlimited: swap max");
+  ok ((s.have & CG_SNAP_STAT) && s.stat.anon == 30000000 && s.stat.file == 4096 && s.stat.shmem == 8192
+          && (s.stat.have & CG_STAT_ANON_THP) && !(s.stat.have & CG_STAT_KERNEL),
+      "memory.stat: the total_* keys (hierarchical), no kernel line");
+  ok (oom.have && oom.under_oom && !oom.oom_kill_disable, "under_oom, oom_kill_disable");
+  ok (s.have & CG_SNAP_ID, "the directory's inode is the id");
+  put ("memory/shim/c1", "memory.oom_control", "under_oom x\n");
+  ok (cgroup_v1_snapshot_read (fd, -1, &s, &oom, &err) < 0, "a malformed memory.oom_control is an error");
+  shim_error_release (&err);
+  put ("memory/shim/c1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+  {
+    int efd = cgroup_v1_oom_eventfd (fd, &err);
+    cleanup_free char *reg = get ("memory/shim/c1", "cgroup.event_control");
+    int a = -1, b = -1;
+    ok (efd >= 0 && sscanf (reg, "%d %d", &a, &b) == 2 && a == efd && b >= 0,
+        "the eventfd is registered as `<eventfd> <memory.oom_control fd>`");
+    ok (efd >= 0 && (fcntl (efd, F_GETFD) & FD_CLOEXEC), "O_CLOEXEC");
+    if (efd >= 0)
+      close (efd);
+  }
+}
+
+/* The real thing, where there is one: an allocation over the limit of a v1
+ * memory cgroup makes the eventfd readable and oom_kill count 1. */
+static void
+test_real_oom_eventfd (void)
+{
+  char dir[128], buf[32];
+  cleanup_close int fd = -1, efd = -1;
+  cleanup_error shim_error_t err = NULL;
+  struct cg_snapshot s;
+  struct pollfd p;
+  pid_t child;
+  int status;
+
+  snprintf (dir, sizeof dir, "/sys/fs/cgroup/memory/shim-unit-%d", (int) getpid ());
+  if (geteuid () != 0 || access ("/sys/fs/cgroup/memory/memory.oom_control", F_OK) < 0 || mkdir (dir, 0755) < 0)
+    {
+      printf ("ok %d # skip no cgroup v1 memory hierarchy to write to\n", ++tap_count);
+      return;
+    }
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  efd = cgroup_v1_oom_eventfd (fd, &err);
+  ok (efd >= 0, "registered on a real memory cgroup");
+  util_write_file_at (fd, "memory.limit_in_bytes", "16777216", 8, &err);
+  if (faccessat (fd, "memory.memsw.limit_in_bytes", F_OK, 0) == 0)
+    util_write_file_at (fd, "memory.memsw.limit_in_bytes", "16777216", 8, &err);
+  child = fork ();
+  if (child == 0)
+    {
+      char *m;
+      snprintf (buf, sizeof buf, "%d", (int) getpid ());
+      if (util_write_file_at (fd, "cgroup.procs", buf, strlen (buf), &err) < 0)
+        _exit (2);
+      m = mmap (NULL, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m != MAP_FAILED)
+        memset (m, 1, 64 << 20);
+      _exit (0);
+    }
+  waitpid (child, &status, 0);
+  ok (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL, "the allocation over the limit is OOM-killed");
+  p = (struct pollfd){ .fd = efd, .events = POLLIN };
+  ok (efd >= 0 && poll (&p, 1, 10000) == 1, "the eventfd became readable");
+  ok (cgroup_v1_snapshot_read (fd, -1, &s, NULL, &err) == 0 && s.events_local.oom_kill == 1
+          && s.memory_max == 16777216,
+      "oom_kill 1, the limit");
+  close (steal_fd (&fd));
+  rmdir (dir);
+}
+
+static void
+test_proc_cgroup_v1 (void)
+{
+  const char *buf = "9:name=systemd:/\n8:pids:/a\n2:cpu,cpuacct:/b/c\n4:memory:/m/x\n0::/\n";
+  cleanup_free char *cpu = NULL, *acct = NULL, *mem = NULL, *none = NULL, *bad = NULL;
+  cleanup_error shim_error_t err = NULL;
+
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "cpu", &cpu, &err) == 0, "the cpu line");
+  is_str (cpu, "/b/c", "cpu in a co-mounted cpu,cpuacct");
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "cpuacct", &acct, &err) == 0 && strcmp (acct, "/b/c") == 0,
+      "cpuacct, the same line");
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "memory", &mem, &err) == 0 && strcmp (mem, "/m/x") == 0, "memory");
+  ok (cgroup_parse_proc_cgroup_v1 (buf, "freezer", &none, &err) < 0 && none == NULL, "no freezer line");
+  shim_error_release (&err);
+  ok (cgroup_parse_proc_cgroup_v1 ("4:memory:/../up\n", "memory", &bad, &err) < 0 && err->status == EXDEV,
+      "a path climbing out of the namespace is refused");
+}
+
+int
+main (void)
+{
+  char cmd[128];
+
+  snprintf (root, sizeof root, "/tmp/shim-test-v1-XXXXXX");
+  if (mkdtemp (root) == NULL)
+    return 1;
+  test_proc_cgroup_v1 ();
+  fake_host ();
+  test_create_pure_v1 ();
+  test_failed_create_removes ();
+  test_refused ();
+  test_update ();
+  test_snapshot ();
+  cgroup_v1_set_mountinfo (NULL);
+  test_real_oom_eventfd ();
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system (cmd) != 0)
+    diag ("could not remove %s", root);
+  return done_testing ();
+}
