@@ -127,6 +127,26 @@ wait_bg() {
   assert_no_leftovers le-own
 }
 
+@test "init OOM-killed by a nested cgroup's own limit is never called killed from outside" {
+  # init moves itself into a nested cgroup with a 16 MiB limit and outgrows
+  # it: the kernel kills init there.  Nothing outside sent a signal.
+  make_bundle memhog "$writable_cgroup" "$(args_filter /bin/sh -c 'cg=/sys/fs/cgroup
+mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
+echo +memory > $cg/cgroup.subtree_control
+mkdir $cg/sub
+echo 16777216 > $cg/sub/memory.max
+echo 0 > $cg/sub/memory.swap.max
+echo $$ > $cg/sub/cgroup.procs
+exec /bin/memhog -s 4')"
+  run_shim nested-init
+  echo "$output"
+  [ "$status" -eq 137 ]
+  dmesg | grep -q "oom_memcg=/shim/nested-init/sub,task_memcg=/shim/nested-init/sub,task=memhog,"
+  [ "$(v .killed_by)" != outside ]
+  [ "$(v .oom_killed)" != false ]
+  assert_no_leftovers nested-init
+}
+
 @test "memory_localevents: a parent cgroup's limit OOM-kills init in a nested cgroup: never Killed from outside" {
   remount_localevents
   make_parent
