@@ -20,18 +20,21 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$here/../.." && pwd)
 SHIM=$ROOT/shim
-HOOK=$ROOT/shim-oom-hook
 ROOTFS=$ROOT/examples/rootfs
 CG=/sys/fs/cgroup
 PARENT=$CG/shimtest-matrix
 
 die() { echo "verdict_matrix: $*" >&2; exit 1; }
 [ "$(stat -f -c %T $CG 2>/dev/null)" = cgroup2fs ] || die "$CG is not cgroup2: run inside the VM (tests/vm/run -- $0)"
-for b in "$SHIM" "$HOOK" "$ROOTFS/bin/memhog"; do
+for b in "$SHIM" "$ROOT/shim-oom-hook" "$ROOTFS/bin/memhog"; do
   [ -e "$b" ] || die "$b is missing: make first"
 done
 
 T=$(mktemp -d /tmp/verdict-matrix.XXXXXX)
+# hook_helpers.bash: argv_filter, wait_for_text; HOOK and VDIR from these.
+ROOT_DIR=$ROOT VDIR=$T/verdicts
+# shellcheck source=tests/vm/hook_helpers.bash
+. "$here/hook_helpers.bash"
 REMOUNTED=
 cleanup() {
   [ -z "$REMOUNTED" ] || mount -t cgroup2 -o remount,nsdelegate,memory_recursiveprot cgroup2 $CG
@@ -59,8 +62,7 @@ compact() {
 # (parent: in /shimtest-matrix, 48 MiB; localevents: cgroup2 remounted with
 # memory_localevents), then jq filters on config.json.
 writable_cgroup='.mounts |= map(if .destination == "/sys/fs/cgroup" then .options = ["nosuid","noexec","nodev"] else . end)'
-args() { printf '.process.args = %s' "$(jq -n -c '$ARGS.positional' --args -- "$@")"; }
-ready_sleep=$(args /bin/sh -c 'echo ready; exec sleep 600')
+ready_sleep=$(argv_filter /bin/sh -c 'echo ready; exec sleep 600')
 nested_prologue='cg=/sys/fs/cgroup
 mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
 echo +memory > $cg/cgroup.subtree_control
@@ -89,34 +91,34 @@ case_def() {
 
 case_def own-limit "init allocates past its own 64 MiB limit" memhog fg ""
 case_def child "a child allocates past the limit, init waits" memhog fg "" \
-  "$(args /bin/sh -c '/bin/memhog -s 8 & wait; echo init survived')"
+  "$(argv_filter /bin/sh -c '/bin/memhog -s 8 & wait; echo init survived')"
 case_def nested-limit "init moves into a nested cgroup with its own 16 MiB limit and allocates" memhog fg "" \
-  "$writable_cgroup" "$(args /bin/sh -c "$nested_prologue
+  "$writable_cgroup" "$(argv_filter /bin/sh -c "$nested_prologue
 echo 16777216 > \$cg/sub/memory.max
 echo 0 > \$cg/sub/memory.swap.max
 echo \$\$ > \$cg/sub/cgroup.procs
 exec /bin/memhog -s 4")"
 case_def ancestor "a parent cgroup's 48 MiB limit runs out before the container's 64 MiB" memhog fg parent
-case_def tmpfs "init fills a tmpfs past the limit" memhog fg "" "$(args /bin/memhog -s 8 -t /tmp/fill)"
+case_def tmpfs "init fills a tmpfs past the limit" memhog fg "" "$(argv_filter /bin/memhog -s 8 -t /tmp/fill)"
 case_def forkbomb "a fork bomb under pids.max=32 and a 256 MiB limit" forkbomb fg ""
 case_def kill9 "kill -9 of init from outside" memhog kill9 "" "$ready_sleep"
 case_def fake-oom "the workload prints the kernel's OOM sentences and exits 137" memhog fg "" \
-  "$(args /bin/sh -c 'echo "Memory cgroup out of memory: Killed process 1 (memhog)" >&2; echo "oom-kill: OOMKilled=true" >&2; exit 137')"
-case_def within "16 MiB under a 64 MiB limit, exit 0" memhog fg "" "$(args /bin/memhog -s 8 -n 16)"
+  "$(argv_filter /bin/sh -c 'echo "Memory cgroup out of memory: Killed process 1 (memhog)" >&2; echo "oom-kill: OOMKilled=true" >&2; exit 137')"
+case_def within "16 MiB under a 64 MiB limit, exit 0" memhog fg "" "$(argv_filter /bin/memhog -s 8 -n 16)"
 case_def runtime-kill "the runtime's own kill ID KILL (shim kill, runc kill, crun kill)" memhog rtkill "" "$ready_sleep"
 # The cases of issue 11's findings.
 case_def localevents-own "memory_localevents; the container's limit OOM-kills init in a nested cgroup (oom.group 0)" \
-  memhog fg localevents "$writable_cgroup" "$oom_group_0" "$(args /bin/sh -c "$init_in_nested")"
+  memhog fg localevents "$writable_cgroup" "$oom_group_0" "$(argv_filter /bin/sh -c "$init_in_nested")"
 case_def localevents-parent "memory_localevents; a parent's 48 MiB limit OOM-kills init in a nested cgroup (oom.group 0)" \
-  memhog fg "localevents parent" "$writable_cgroup" "$oom_group_0" "$(args /bin/sh -c "$init_in_nested")"
+  memhog fg "localevents parent" "$writable_cgroup" "$oom_group_0" "$(argv_filter /bin/sh -c "$init_in_nested")"
 case_def forged-kmsg "a forged user-facility OOM report naming the container in /dev/kmsg, then kill -9" \
   memhog forge "" "$ready_sleep"
 case_def nested-then-kill9 "an OOM kill in a nested cgroup with its own 16 MiB limit, then kill -9 of init" \
-  memhog kill9 "" "$writable_cgroup" "$(args /bin/sh -c "$nested_hog
+  memhog kill9 "" "$writable_cgroup" "$(argv_filter /bin/sh -c "$nested_hog
 echo ready
 exec sleep 600")"
 case_def ancestor-after-nested "an OOM kill in a nested 16 MiB cgroup, then a parent's 48 MiB limit kills init (oom.group 0)" \
-  memhog fg parent "$writable_cgroup" "$oom_group_0" "$(args /bin/sh -c "$nested_hog
+  memhog fg parent "$writable_cgroup" "$oom_group_0" "$(argv_filter /bin/sh -c "$nested_hog
 exec /bin/memhog -s 8")"
 
 # --- running one case under one runtime --------------------------------------
@@ -130,7 +132,7 @@ bundle() {
   local filter='.root.path = $rootfs | .linux.cgroupsPath = $cgpath'
   [ "$rt" = shim ] || filter="$filter"' | .hooks = ($frag[0].hooks
     | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir] + .args[1:])))'
-  jq --arg rootfs "$ROOTFS" --arg cgpath "$cgpath" --arg hook "$HOOK" --arg vdir "$T/verdicts" \
+  jq --arg rootfs "$ROOTFS" --arg cgpath "$cgpath" --arg hook "$HOOK" --arg vdir "$VDIR" \
     --slurpfile frag "$ROOT/config/oci-hooks.json" "$filter${FILTERS[$name]}" \
     "$ROOT/examples/${BASE[$name]}/config.json" >"$T/$id/config.json"
 }
@@ -145,15 +147,6 @@ rt_cmd() {
 }
 
 init_pid() { rt_cmd "$1" state "$2" 2>/dev/null | jq -r .pid; }
-
-wait_ready() {
-  local i
-  for i in $(seq 1 600); do
-    grep -q '^ready' "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 # forge PID: the two lines of a kernel OOM report about PID's cgroup, written
 # by a process (so with the user facility).
@@ -181,7 +174,7 @@ one() {
   pid=$!
   case ${END[$name]} in
   kill9 | rtkill | forge)
-    if wait_ready "$out"; then
+    if wait_for_text "$out" '^ready'; then
       local init
       init=$(init_pid "$rt" "$id")
       case ${END[$name]} in
@@ -197,7 +190,7 @@ one() {
   if [ "$rt" = shim ]; then
     verdict=$(grep '^{"reason"' "$out" | tail -n 1)
   else
-    verdict=$("$HOOK" --dir "$T/verdicts" show --json "$id" 2>&1)
+    verdict=$("$HOOK" --dir "$VDIR" show --json "$id" 2>&1)
     rt_cmd "$rt" delete --force "$id" >/dev/null 2>&1
   fi
   [ -n "$verdict" ] || verdict="(no verdict; output: $(tail -n 3 "$out" | tr '\n' ' '))"
