@@ -110,6 +110,16 @@ const struct cgroup_manager *cgroup_manager_detect (void);
  * host, /sys/fs/cgroup/unified on a hybrid one), or NULL. */
 const char *cgroup_mount_point (void);
 
+/* Whether the cgroup2 mount has the `memory_localevents` option (then
+ * memory.events counts only a cgroup's own events, like
+ * memory.events.local): from /proc/self/mountinfo's super options, read
+ * once per process.  0 and *on, or -1 when it is not known (no cgroup2
+ * mount, mountinfo unreadable). */
+int cgroup_mount_localevents (bool *on);
+/* The same from the text of a mountinfo file, for the mount at MOUNT_POINT
+ * (NULL: the first cgroup2 mount): 1 found, 0 no such cgroup2 mount. */
+int cgroup_parse_mountinfo_localevents (const char *buf, const char *mount_point, bool *on);
+
 /* The cgroup v2 path from the text of /proc/PID/cgroup: the `0::` line.
  * Refused: no such line (no cgroup v2), a path that is not absolute, one
  * that climbs with `..` (the reader is in another cgroup namespace;

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cgroup/cgroup.h"
 #include "common/json.h"
 #include "common/util.h"
 
@@ -301,6 +303,20 @@ cg_parse_limit_file (const char *name, const char *buf, uint64_t *out, shim_erro
 
 /* ---- snapshot ---------------------------------------------------------- */
 
+/* memory.oom.group: "0" or "1", nothing else. */
+static int
+parse_bool_file (const char *name, const char *buf, bool *out, shim_error_t *err)
+{
+  uint64_t v;
+
+  if (cg_parse_u64_file (name, buf, &v, err) < 0)
+    return -1;
+  if (v > 1)
+    return shim_error (err, 0, "`%s`: value `%llu` is neither 0 nor 1", name, (unsigned long long) v);
+  *out = v == 1;
+  return 0;
+}
+
 /* Read name into *buf.  Returns 1 when read, 0 when the file does not exist
  * (the part is absent), -1 on any other error. */
 static int
@@ -334,7 +350,9 @@ cg_snapshot_read (int dirfd, struct cg_snapshot *out, shim_error_t *err)
     { "memory.swap.max", CG_SNAP_SWAP_MAX },
     { "memory.stat", CG_SNAP_STAT },
     { "cgroup.events", CG_SNAP_CGROUP_EVENTS },
+    { "memory.oom.group", CG_SNAP_OOM_GROUP },
   };
+  struct stat sb;
 
   memset (out, 0, sizeof *out);
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
@@ -366,6 +384,9 @@ cg_snapshot_read (int dirfd, struct cg_snapshot *out, shim_error_t *err)
         case CG_SNAP_STAT:
           r = cg_parse_memory_stat (name, buf, &out->stat, err);
           break;
+        case CG_SNAP_OOM_GROUP:
+          r = parse_bool_file (name, buf, &out->oom_group, err);
+          break;
         default:
           r = cg_parse_cgroup_events (name, buf, &out->cgroup_events, err);
           break;
@@ -374,6 +395,16 @@ cg_snapshot_read (int dirfd, struct cg_snapshot *out, shim_error_t *err)
         return -1;
       out->have |= files[i].bit;
     }
+  /* The directory's inode number is the cgroup's id (the kernel's
+   * cgroup_id(), what name_to_handle_at gives): a cgroup removed and made
+   * again under the same path has another one. */
+  if (fstat (dirfd, &sb) == 0)
+    {
+      out->cgroup_id = (uint64_t) sb.st_ino;
+      out->have |= CG_SNAP_ID;
+    }
+  if (cgroup_mount_localevents (&out->localevents) == 0)
+    out->have |= CG_SNAP_LOCALEVENTS;
   return 0;
 }
 
@@ -496,6 +527,12 @@ cg_snapshot_gen (yajl_gen g, const struct cg_snapshot *s, shim_error_t *err)
     }
   else
     JSON_TRY (st, yajl_gen_null (g));
+  JSON_TRY (st, json_gen_str (g, "memory.oom.group"));
+  PART (CG_SNAP_OOM_GROUP, yajl_gen_integer (g, s->oom_group ? 1 : 0));
+  JSON_TRY (st, json_gen_str (g, "cgroup.id"));
+  PART (CG_SNAP_ID, gen_u64 (g, s->cgroup_id));
+  JSON_TRY (st, json_gen_str (g, "memory_localevents"));
+  PART (CG_SNAP_LOCALEVENTS, yajl_gen_bool (g, s->localevents));
   JSON_TRY (st, yajl_gen_map_close (g));
 #undef PART
 
@@ -651,6 +688,29 @@ cg_snapshot_from_tree (yajl_val node, const char *what, struct cg_snapshot *s, s
           || tree_bool (v, what, "frozen", CG_CEV_FROZEN, &c->have, &c->frozen, err) < 0)
         return -1;
       s->have |= CG_SNAP_CGROUP_EVENTS;
+    }
+  if (PRESENT ("memory.oom.group"))
+    {
+      uint64_t g = 0;
+      if (tree_u64 (v, what, "memory.oom.group", &g, err) < 0)
+        return -1;
+      if (g > 1)
+        return shim_error (err, 0, "`%s`: `memory.oom.group` is neither 0 nor 1", what);
+      s->oom_group = g == 1;
+      s->have |= CG_SNAP_OOM_GROUP;
+    }
+  if (PRESENT ("cgroup.id"))
+    {
+      if (tree_u64 (v, what, "cgroup.id", &s->cgroup_id, err) < 0)
+        return -1;
+      s->have |= CG_SNAP_ID;
+    }
+  if (PRESENT ("memory_localevents"))
+    {
+      if (!YAJL_IS_TRUE (v) && !YAJL_IS_FALSE (v))
+        return shim_error (err, 0, "`%s`: `memory_localevents` is not a boolean", what);
+      s->localevents = YAJL_IS_TRUE (v);
+      s->have |= CG_SNAP_LOCALEVENTS;
     }
 #undef PRESENT
   return 0;

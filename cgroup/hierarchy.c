@@ -36,6 +36,84 @@ cgroup_mount_point (void)
   return NULL;
 }
 
+/* Whether the comma-separated OPTS (LEN bytes) holds OPT. */
+static bool
+has_option (const char *opts, size_t len, const char *opt)
+{
+  size_t n = strlen (opt);
+  const char *p = opts, *end = opts + len;
+
+  while (p < end)
+    {
+      const char *comma = memchr (p, ',', (size_t) (end - p));
+      const char *e = comma ? comma : end;
+      if ((size_t) (e - p) == n && memcmp (p, opt, n) == 0)
+        return true;
+      p = e + 1;
+    }
+  return false;
+}
+
+/* A mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTS [OPTIONAL...]
+ * - FSTYPE SOURCE SUPER_OPTS" (proc(5)).  The cgroup2 options are the
+ * super block's, so they are the last field. */
+int
+cgroup_parse_mountinfo_localevents (const char *buf, const char *mount_point, bool *on)
+{
+  const char *line = buf;
+
+  while (line && *line)
+    {
+      const char *end = strchrnul (line, '\n');
+      const char *sep = memmem (line, (size_t) (end - line), " - cgroup2 ", 11);
+      const char *mp = line;
+      int field;
+
+      /* The mount point is the fifth field. */
+      for (field = 0; field < 4 && mp && mp < end; field++)
+        {
+          mp = memchr (mp, ' ', (size_t) (end - mp));
+          mp = mp ? mp + 1 : NULL;
+        }
+      if (sep && mp && mp < sep)
+        {
+          const char *mp_end = memchr (mp, ' ', (size_t) (end - mp));
+          const char *opts = memrchr (sep, ' ', (size_t) (end - sep));
+          if (mp_end
+              && (mount_point == NULL
+                  || ((size_t) (mp_end - mp) == strlen (mount_point)
+                      && memcmp (mp, mount_point, (size_t) (mp_end - mp)) == 0)))
+            {
+              *on = has_option (opts + 1, (size_t) (end - opts - 1), "memory_localevents");
+              return 1;
+            }
+        }
+      line = *end ? end + 1 : NULL;
+    }
+  return 0;
+}
+
+int
+cgroup_mount_localevents (bool *on)
+{
+  static int known = -1; /* -1: not read yet; 0: unknown; 1: known */
+  static bool value;
+
+  if (known < 0)
+    {
+      cleanup_free char *buf = NULL;
+      shim_error_t tmp = NULL;
+
+      known = 0;
+      if (util_read_file_at (AT_FDCWD, "/proc/self/mountinfo", &buf, NULL, &tmp) < 0)
+        shim_error_release (&tmp);
+      else if (cgroup_mount_point () != NULL)
+        known = cgroup_parse_mountinfo_localevents (buf, cgroup_mount_point (), &value);
+    }
+  *on = value;
+  return known == 1 ? 0 : -1;
+}
+
 int
 cgroup_parse_proc_cgroup (const char *buf, char **path, shim_error_t *err)
 {

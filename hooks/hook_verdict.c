@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "common/util.h"
+#include "verdict/input.h"
 
 const char *
 hook_verdict_record_kind_name (enum hook_record_kind k)
@@ -23,46 +24,20 @@ hook_verdict_record_kind_name (enum hook_record_kind k)
     }
 }
 
-/* The last snapshot was read after the cgroup emptied: nothing can change
- * its counters any more. */
-static bool
-record_final (const struct watcher_record *r)
-{
-  const struct cg_snapshot *l = &r->last;
-
-  return r->ended && r->have_last && (l->have & CG_SNAP_CGROUP_EVENTS)
-         && (l->cgroup_events.have & CG_CEV_POPULATED) && !l->cgroup_events.populated;
-}
-
 enum hook_record_kind
 hook_verdict_compute (const char *id, const struct watcher_record *r, const char *why_missing,
                       struct verdict *v)
 {
-  struct verdict_input in = { .container_id = id, .have_status = false };
+  struct verdict_sources src;
+  enum verdict_record_kind kind;
 
-  if (r == NULL)
-    {
-      in.unavailable_reason = why_missing ? why_missing : "the watcher left no record";
-      verdict_compute (&in, v);
-      return HOOK_RECORD_MISSING;
-    }
-  watcher_record_fill_input (r, &in);
   /* The limit could be enforced when the memory controller was there. */
-  in.memory_limit_enforced = r->have_baseline && (r->baseline.have & CG_SNAP_MAX);
-  verdict_compute (&in, v);
-  if (record_final (r))
-    return HOOK_RECORD_COMPLETE;
-  if (v->oom_killed == VERDICT_TRUE)
-    return HOOK_RECORD_INCOMPLETE; /* a kill seen stays a kill */
-  in.final = NULL;
-  in.at_oom = NULL;
-  if (in.unavailable_reason == NULL)
-    in.unavailable_reason = r->ended ? "the container's cgroup was removed before the watcher "
-                                       "could read its last counters"
-                                     : "the watcher's record stops before the container did (the "
-                                       "watcher was stopped or had not caught up)";
-  verdict_compute (&in, v);
-  return HOOK_RECORD_INCOMPLETE;
+  verdict_input_init (&src, id, r && r->have_baseline && (r->baseline.have & CG_SNAP_MAX));
+  kind = verdict_input_record (&src, r, why_missing);
+  verdict_input_compute (&src, v);
+  return kind == VERDICT_RECORD_COMPLETE     ? HOOK_RECORD_COMPLETE
+         : kind == VERDICT_RECORD_INCOMPLETE ? HOOK_RECORD_INCOMPLETE
+                                             : HOOK_RECORD_MISSING;
 }
 
 static yajl_gen_status

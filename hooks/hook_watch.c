@@ -3,24 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
 #include "cgroup/cgroup.h"
-#include "hooks/hook_verdict.h"
-#include "verdict/monitor.h"
 #include "common/json.h"
 #include "common/util.h"
-#include "verdict/init_exit.h"
 #include "verdict/watcher.h"
 
 /* ---- finding the cgroup ------------------------------------------------ */
@@ -107,343 +100,39 @@ ensure_oom_group (int cgfd, const struct hook_state *st, const struct hook_arm_o
 
 /* ---- the watcher ------------------------------------------------------- */
 
-struct watch
-{
-  const char *id;
-  struct monitor m;
-  int tree_fd;      /* memory.events: kills in nested cgroups and from above */
-  int peak_fd;      /* memory.peak, read at the end */
-  int cg_events_fd; /* cgroup.events: populated 0, or the cgroup removed */
-  int cfd;          /* DIR/ID */
-  struct init_exit ie; /* init's pidfd: its exit status, where the kernel keeps it */
-  int bundle_fd;    /* for <bundle>/oom, or -1 */
-  bool marked;
-  struct cg_memory_events written_local, written_tree; /* as of the last record */
-  struct timespec written_at;
-};
-
-static struct watcher_record
-as_record (const struct monitor *m, bool ended)
-{
-  return (struct watcher_record){ .have_baseline = m->have_baseline,
-                                  .have_last = m->have_last,
-                                  .have_fullest = m->have_fullest,
-                                  .baseline = m->baseline,
-                                  .last = m->last,
-                                  .fullest = m->fullest,
-                                  .ended = ended };
-}
-
-static const int *
-known_status (const struct watch *w)
-{
-  return w->ie.known ? &w->ie.status : NULL;
-}
-
-/* Has anything the verdict counts changed since the last record?  `max`
- * and `high` rise many times a second while a workload presses on its
- * limit; they are read but not each worth a write. */
-static bool
-counters_changed (const struct watch *w)
-{
-  const struct cg_snapshot *s = &w->m.last;
-  const struct cg_memory_events *a[2] = { &s->events_local, &s->events };
-  const struct cg_memory_events *b[2] = { &w->written_local, &w->written_tree };
-
-  for (int i = 0; i < 2; i++)
-    if (a[i]->have != b[i]->have || a[i]->oom != b[i]->oom || a[i]->oom_kill != b[i]->oom_kill
-        || a[i]->oom_group_kill != b[i]->oom_group_kill)
-      return true;
-  return false;
-}
-
-static double
-seconds_since (const struct timespec *t)
-{
-  struct timespec now;
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  return (double) (now.tv_sec - t->tv_sec) + (double) (now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
-/* The marker as soon as the counters in W->m prove the OOM kill: podman
- * looks for it right after conmon reports the exit. */
-static void
-mark_if_oom (struct watch *w, bool ended)
-{
-  shim_error_t tmp = NULL;
-  struct watcher_record r;
-  struct verdict v;
-
-  if (w->bundle_fd < 0 || w->marked)
-    return;
-  r = as_record (&w->m, ended);
-  r.have_status = w->ie.known;
-  r.status = w->ie.status;
-  hook_verdict_compute (w->id, &r, NULL, &v);
-  if (verdict_mark_oom (w->bundle_fd, &v, &tmp) > 0)
-    w->marked = true;
-  shim_error_release (&tmp);
-}
-
-static void
-write_record (struct watch *w, bool ended)
-{
-  shim_error_t tmp = NULL;
-
-  /* The marker first: the record can wait a few writes, podman cannot. */
-  mark_if_oom (w, ended);
-  if (watcher_record_write (w->cfd, HOOK_RECORD, &w->m, ended, known_status (w), &tmp) < 0)
-    shim_error_release (&tmp);
-  w->written_local = w->m.last.events_local;
-  w->written_tree = w->m.last.events;
-  clock_gettime (CLOCK_MONOTONIC, &w->written_at);
-}
-
-static void
-persist (struct watch *w)
-{
-  shim_error_t tmp = NULL;
-
-  /* A failed read (the cgroup is gone) keeps the last good snapshot. */
-  if (monitor_update (&w->m, &tmp) < 0)
-    shim_error_release (&tmp);
-  if (counters_changed (w) || seconds_since (&w->written_at) >= 1.0)
-    write_record (w, false);
-}
-
-static bool
-pread_events (int fd, const char *name, struct cg_memory_events *out)
-{
-  char buf[512];
-  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : -1;
-  shim_error_t tmp = NULL;
-
-  if (n < 0)
-    return false;
-  buf[n] = '\0';
-  if (cg_parse_memory_events (name, buf, out, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return false;
-    }
-  return true;
-}
-
-static bool
-pread_u64 (int fd, const char *name, uint64_t *out)
-{
-  char buf[64];
-  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : -1;
-  shim_error_t tmp = NULL;
-
-  if (n < 0)
-    return false;
-  buf[n] = '\0';
-  if (cg_parse_u64_file (name, buf, out, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return false;
-    }
-  return true;
-}
-
-/* Mark from the two event files only, through the fds already open (the
- * full snapshot's memory.stat costs a stats flush). */
-static void
-mark_from_events (struct watch *w)
-{
-  struct cg_memory_events local, tree;
-  struct monitor saved = w->m;
-
-  if (!pread_events (w->m.events_fd, "memory.events.local", &local)
-      || !pread_events (w->tree_fd, "memory.events", &tree))
-    return;
-  if (!w->m.have_last)
-    {
-      w->m.last = w->m.baseline;
-      w->m.have_last = w->m.have_baseline;
-    }
-  w->m.last.events_local = local;
-  w->m.last.events = tree;
-  w->m.last.have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
-  mark_if_oom (w, false);
-  /* The full snapshot is the loop's to take. */
-  w->m = saved;
-}
-
-/* init has exited: the marker now, before podman looks.  The kernel counts
- * oom_group_kill only after it has signalled the whole group, so init can
- * be gone before that counter rose; when an OOM kill is counted but not
- * yet as a group kill, wait (bounded) for memory.events.local's next
- * notification and look again. */
-#define GROUP_KILL_WAIT_MS 100
-static void
-quick_mark (struct watch *w)
-{
-  struct cg_memory_events local;
-  struct pollfd p = { .fd = w->m.events_fd, .events = POLLPRI };
-
-  if (w->bundle_fd < 0 || w->marked)
-    return;
-  mark_from_events (w);
-  if (w->marked || !pread_events (w->m.events_fd, "memory.events.local", &local)
-      || local.oom_kill <= w->m.baseline.events_local.oom_kill
-      || local.oom_group_kill > w->m.baseline.events_local.oom_group_kill)
-    return;
-  if (poll (&p, 1, GROUP_KILL_WAIT_MS) > 0)
-    mark_from_events (w);
-}
-
-/* The cgroup was seen empty: nothing can raise its counters any more, and
- * the runtime may remove it any moment (runc does right after reaping
- * init).  The counters first, through the fds already open (no path
- * lookups), then the whole snapshot if the cgroup is still there; if it is
- * not, the last full snapshot carries the final counters, which were read
- * after the cgroup was seen empty, so the record is still complete. */
-static void
-persist_final (struct watch *w)
-{
-  struct cg_memory_events local, tree;
-  uint64_t peak;
-  bool counted = pread_events (w->m.events_fd, "memory.events.local", &local)
-                 && pread_events (w->tree_fd, "memory.events", &tree);
-  bool peaked = pread_u64 (w->peak_fd, "memory.peak", &peak);
-  shim_error_t tmp = NULL;
-
-  if (monitor_update (&w->m, &tmp) < 0 && counted)
-    {
-      struct cg_snapshot s = w->m.have_last ? w->m.last : w->m.baseline;
-      s.events_local = local;
-      s.events = tree;
-      s.memory_peak = peak;
-      s.have = (s.have & ~CG_SNAP_PEAK) | (peaked ? CG_SNAP_PEAK : 0) | CG_SNAP_EVENTS_LOCAL
-               | CG_SNAP_EVENTS | CG_SNAP_CGROUP_EVENTS;
-      s.cgroup_events = (struct cg_cgroup_events){ .have = CG_CEV_POPULATED, .populated = false };
-      w->m.last = s;
-      w->m.have_last = true;
-    }
-  shim_error_release (&tmp);
-  write_record (w, true);
-}
-
-
-static _Noreturn void
-watch_loop (struct watch *w)
-{
-  char ack[512];
-
-  for (;;)
-    {
-      struct pollfd pfd[4] = {
-        { .fd = monitor_fd (&w->m), .events = POLLPRI },
-        { .fd = w->tree_fd, .events = POLLPRI },
-        { .fd = w->cg_events_fd, .events = POLLPRI },
-        init_exit_pollfd (&w->ie),
-      };
-      if (cg_events_fd_ended (w->cg_events_fd))
-        {
-          /* The counters first: the runtime removes the cgroup right
-           * after it reaps init. */
-          persist_final (w);
-          init_exit_wait_reap (&w->ie, -1, NULL, NULL);
-          if (w->ie.known)
-            write_record (w, true);
-          _exit (0);
-        }
-      if (poll (pfd, 4, init_exit_timeout (&w->ie)) < 0 && errno != EINTR)
-        _exit (1);
-      /* init's exit: the earliest moment the counters of an OOM kill that
-       * took it can be read (memory.events.local's own notification goes
-       * through a workqueue and a 10 ms rate limit), and podman looks for
-       * <bundle>/oom as soon as conmon reports the exit.  Only the marker
-       * here: the loop's top reads the end through the open fds first,
-       * because runc removes the cgroup right after it reaps init. */
-      {
-        int ev = init_exit_event (&w->ie, pfd[3].revents);
-        if (ev & INIT_EXIT_EXITED)
-          quick_mark (w);
-        if (ev)
-          continue;
-      }
-      /* kernfs reports a change until it is read through the polled fd. */
-      if (pfd[1].revents & (POLLPRI | POLLERR))
-        (void) !pread (w->tree_fd, ack, sizeof ack, 0);
-      if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLERR))
-        persist (w);
-    }
-}
-
-/* The child of the double fork: nothing of the hook's but the fds it
- * needs, stdio on /dev/null (runtimes read a hook's stdout and stderr to
- * EOF: a watcher holding them would look like a hook that never ends). */
-static _Noreturn void
-become_watcher (struct watch *w, int lock_fd, int cgfd)
-{
-  int keep[] = { w->m.events_fd, w->tree_fd,   w->peak_fd, w->cg_events_fd,
-                 w->cfd,         w->bundle_fd, lock_fd,    cgfd, w->ie.pidfd };
-
-  watcher_become_detached (keep, sizeof keep / sizeof keep[0]);
-  watch_loop (w);
-}
-
+/* verdict/watcher.c's watcher, with the hook's policy: the record in DIR/ID,
+ * the lock held until its last record (poststop waits for it), podman's
+ * marker when asked.  At createRuntime and prestart init exists already:
+ * the baseline is as early as a hook can take it. */
 static int
-spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, int init_pidfd, shim_error_t *err)
+spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, const char *cgroup,
+               int init_pidfd, shim_error_t *err)
 {
-  struct watch w = {
-    .id = id, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, .cfd = cfd, .bundle_fd = bundle_fd
-  };
-  cleanup_close int tree_fd = -1, peak_fd = -1, cg_events_fd = -1, lock_fd = -1;
-  pid_t pid;
-  int status, ret = -1;
+  struct watcher w;
+  cleanup_close int lock_fd = -1;
+  struct watcher_policy p = { .id = id,
+                              .dirfd = cfd,
+                              .name = HOOK_RECORD,
+                              .bundle_fd = bundle_fd,
+                              .lock_fd = -1,
+                              .stop_fd = -1,
+                              .init_pidfd = init_pidfd };
 
-  if (monitor_init (&w.m, cgfd, err) < 0)
-    goto out;
-  tree_fd = openat (cgfd, "memory.events", O_RDONLY | O_CLOEXEC);
-  if (tree_fd < 0 && errno != ENOENT)
-    {
-      shim_error_errno (err, "open `memory.events`");
-      goto out;
-    }
-  peak_fd = openat (cgfd, "memory.peak", O_RDONLY | O_CLOEXEC);
-  cg_events_fd = openat (cgfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  if (cg_events_fd < 0)
-    {
-      shim_error_errno (err, "open `cgroup.events`");
-      goto out;
-    }
   /* Held by the watcher until it has written its last record. */
   lock_fd = openat (cfd, HOOK_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd < 0 || flock (lock_fd, LOCK_EX | LOCK_NB) < 0)
+    return shim_error_errno (err, "lock `" HOOK_LOCK "`");
+  p.lock_fd = lock_fd;
+  /* The parent: runc and crun remove the container's cgroup right after
+   * they reap init, and its parent outlives it. */
+  if (watcher_arm (&w, cgfd, 1, cgroup, err) < 0)
     {
-      shim_error_errno (err, "lock `" HOOK_LOCK "`");
-      goto out;
+      watcher_release (&w);
+      return -1;
     }
-  w.tree_fd = tree_fd;
-  w.peak_fd = peak_fd;
-  init_exit_init (&w.ie, init_pidfd);
-  w.cg_events_fd = cg_events_fd;
-  /* The record exists before the container runs: one that dies at once
-   * still has its baseline. */
-  if (watcher_record_write (cfd, HOOK_RECORD, &w.m, false, NULL, err) < 0)
-    goto out;
-  w.written_local = w.m.baseline.events_local;
-  w.written_tree = w.m.baseline.events;
-  clock_gettime (CLOCK_MONOTONIC, &w.written_at);
-  pid = fork ();
-  if (pid < 0)
-    {
-      shim_error_errno (err, "fork the watcher");
-      goto out;
-    }
-  if (pid == 0)
-    become_watcher (&w, lock_fd, cgfd);
-  /* Reap the intermediate child; the watcher itself is orphaned. */
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  ret = 0;
-out:
-  monitor_release (&w.m);
-  return ret;
+  /* The limit could be enforced when the memory controller was there. */
+  p.memory_limit_enforced = w.m.have_baseline && (w.m.baseline.have & CG_SNAP_MAX);
+  return watcher_spawn (&w, &p, err);
 }
 
 /* DIR/ID already has a running watcher on this cgroup: the hook is
@@ -528,7 +217,7 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
   /* init is alive and waiting at createRuntime and prestart: this pidfd is
    * its, and tells its exit status later where the kernel keeps it. */
   pidfd = (int) syscall (SYS_pidfd_open, (pid_t) st->pid, 0);
-  if (spawn_watcher (cgfd, *cfd, bundle_fd, st->id, pidfd, err) < 0)
+  if (spawn_watcher (cgfd, *cfd, bundle_fd, st->id, meta->cgroup, pidfd, err) < 0)
     return shim_error_prefix (err, "cgroup `%s`", meta->cgroup);
   return 0;
 }

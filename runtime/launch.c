@@ -189,16 +189,6 @@ has_hooks (const struct shim_config *cfg, enum shim_hook_stage s)
   return cfg->hooks[s].n > 0;
 }
 
-/* The watcher's actions for `shim create` (watcher_actions): podman's
- * marker in the bundle (ARG is the bundle's fd). */
-static void
-mark_bundle (const struct verdict *v, void *arg)
-{
-  shim_error_t tmp = NULL;
-  if (verdict_mark_oom (*(int *) arg, v, &tmp) < 0)
-    shim_error_release (&tmp);
-}
-
 /* The watcher ends with the state dir too, whatever the cgroup says:
  * `delete` may come before the kernel tells us the cgroup emptied.  An
  * inotify fd that sees removals in the state dir, or -1 (the watcher then
@@ -257,6 +247,16 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     .opaque = l,
   };
 
+  /* The watcher's baseline before init exists: init, and the createRuntime
+   * and createContainer hooks, may already use memory (issue 11). */
+  if (o->detach && l->cg.dirfd >= 0)
+    {
+      /* The parent: its last read comes when the container's cgroup has
+       * emptied, before anything of ours is removed. */
+      if (watcher_arm (&l->watcher, l->cg.dirfd, 1, l->cg.path, err) < 0)
+        return shim_error_prefix (err, "arm the watcher");
+      l->watcher_armed = true;
+    }
   if (o->wait_start && (listen_fd = copts.exec_listen_fd = sync_listen_exec (l->dirfd, err)) < 0)
     return -1;
   if (cfg->process.terminal && o->c.console_socket
@@ -276,21 +276,23 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     {
       cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       cleanup_close int ino = -1;
-      struct watcher_actions act = { .id = l->st.id, .stop_fd = -1, .keep_fd = bfd };
+      struct watcher_policy p = { .id = l->st.id,
+                                  .memory_limit_enforced = l->cg.memory_limit_enforced,
+                                  .dirfd = l->dirfd,
+                                  .name = STATE_RECORD,
+                                  .bundle_fd = bfd,
+                                  .lock_fd = -1,
+                                  .stop = state_file_deleted,
+                                  .init_pidfd = l->proc.pidfd };
       /* A marker from an earlier run of this bundle is not this one's. */
       if (bfd >= 0 && unlinkat (bfd, VERDICT_OOM_MARKER, 0) < 0 && errno != ENOENT)
         return shim_error_errno (err, "remove the stale `%s/oom`", l->st.bundle);
-      if (l->cg.dirfd < 0)
+      if (!l->watcher_armed)
         return 0;
-      if (bfd >= 0)
-        {
-          act.on_oom_killed = mark_bundle;
-          act.arg = &bfd;
-        }
-      act.stop_fd = ino = state_delete_watch (l->dirfd);
-      act.stop = state_file_deleted;
-      if (watcher_spawn (l->cg.dirfd, l->dirfd, STATE_RECORD, l->proc.pidfd, &act, err) < 0)
-        return -1;
+      p.stop_fd = ino = state_delete_watch (l->dirfd);
+      l->watcher_armed = false;
+      if (watcher_spawn (&l->watcher, &p, err) < 0)
+        return shim_error_prefix (err, "container %s", l->st.id);
     }
   return 0;
 }
@@ -317,6 +319,9 @@ launch_abort (const struct runtime_ctx *ctx, struct launch *l)
 void
 launch_release (struct launch *l)
 {
+  if (l->watcher_armed)
+    watcher_release (&l->watcher);
+  l->watcher_armed = false;
   if (l->proc.pidfd >= 0)
     close (l->proc.pidfd);
   if (l->proc.pty_master >= 0)

@@ -12,6 +12,7 @@
 #include "runtime/container.h"
 #include "runtime/runtime.h"
 #include "runtime/state.h"
+#include "verdict/watcher.h"
 
 struct launch_opts
 {
@@ -27,9 +28,12 @@ struct launch
   struct shim_state st;
   struct cgroup cg;
   struct container_proc proc;
+  /* Armed before init exists (the baseline), spawned once it runs. */
+  bool watcher_armed;
+  struct watcher watcher;
 };
 
-#define LAUNCH_INIT { .dirfd = -1, .cg = { .dirfd = -1, .mountfd = -1 }, .proc = { .pid = -1, .pidfd = -1, .pty_master = -1 } }
+#define LAUNCH_INIT { .dirfd = -1, .cg = { .dirfd = -1, .mountfd = -1 }, .proc = { .pid = -1, .pidfd = -1, .pty_master = -1 }, .watcher = WATCHER_INIT }
 
 /* Config, state dir, cgroup: everything before init exists.  On failure
  * what was made is undone. */

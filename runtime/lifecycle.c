@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "runtime/oci_hooks.h"
+#include "verdict/input.h"
 #include "verdict/watcher.h"
 
 void
@@ -98,30 +99,37 @@ lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err)
   return util_write_file_atomic_at (AT_FDCWD, path, buf, (size_t) n, 0644, err);
 }
 
+void
+lifecycle_signals (int dirfd, struct verdict_sources *src)
+{
+  verdict_input_signals (src, state_signals_sent (dirfd), false);
+}
+
 int
 lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
                    shim_error_t *err)
 {
-  struct verdict_input in = { .container_id = st->id, .memory_limit_enforced = st->memory_limit_enforced };
+  struct verdict_sources src;
   struct watcher_record rec;
   struct cg_snapshot now;
   shim_error_t tmp = NULL;
+  bool have_rec;
 
   (void) err;
-  if (watcher_record_read (dirfd, STATE_RECORD, &rec, &tmp) == 0)
-    watcher_record_fill_input (&rec, &in);
-  else
-    {
-      in.unavailable_reason = tmp && tmp->status == ENOENT ? "the watcher left no record" : "the watcher's record is unreadable";
-      shim_error_release (&tmp);
-    }
-  /* The cgroup, while it is still there, is newer than any record. */
-  if (cg->dirfd >= 0 && in.baseline && cg_snapshot_read (cg->dirfd, &now, &tmp) == 0
-      && (now.have & CG_SNAP_EVENTS_LOCAL))
-    in.final = &now;
+  verdict_input_init (&src, st->id, st->memory_limit_enforced);
+  have_rec = watcher_record_read (dirfd, STATE_RECORD, &rec, &tmp) == 0;
+  verdict_input_record (&src, have_rec ? &rec : NULL,
+                        have_rec || (tmp && tmp->status == ENOENT) ? "the watcher left no record"
+                                                                   : "the watcher's record is unreadable");
   shim_error_release (&tmp);
-  in.signals_sent = state_signals_sent (dirfd);
-  verdict_compute (&in, v);
+  /* The cgroup, while it is still there, is newer than any record (init
+   * has died: the container is stopped). */
+  if (cg->dirfd >= 0 && src.in.baseline && cg_snapshot_read (cg->dirfd, &now, &tmp) == 0
+      && (now.have & CG_SNAP_EVENTS_LOCAL))
+    verdict_input_live (&src, NULL, &now);
+  shim_error_release (&tmp);
+  lifecycle_signals (dirfd, &src);
+  verdict_input_compute (&src, v);
   return 0;
 }
 

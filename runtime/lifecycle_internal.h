@@ -34,6 +34,11 @@ void lifecycle_poststart (int dirfd, const struct shim_config *cfg, const struct
 void lifecycle_poststop (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
                          const struct verdict *v);
 
+/* The signals `shim kill` sent, from the state dir's log, into the
+ * verdict's input (the one place the runtime reads that log for a verdict). */
+struct verdict_sources;
+void lifecycle_signals (int dirfd, struct verdict_sources *src);
+
 /* The verdict of a stopped container whose parent was not us. */
 int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
                        shim_error_t *err);

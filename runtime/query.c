@@ -16,6 +16,7 @@
 #include "common/util.h"
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
+#include "verdict/input.h"
 
 /* The verdict to show for a stopped container: the one `run --keep` saved
  * with init's exit status, else one from the watcher's record. */
@@ -331,9 +332,11 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
       /* The verdict's own rule decides whose kill it was: a kill in a
        * nested cgroup is never the container's "oom" event. */
       {
-        struct verdict_input in = { .container_id = r.st.id, .baseline = &base, .final = &now, .at_oom = &now };
+        struct verdict_sources src;
         struct verdict v;
-        verdict_compute (&in, &v);
+        verdict_input_init (&src, r.st.id, r.st.memory_limit_enforced);
+        verdict_input_live (&src, &base, &now);
+        verdict_input_compute (&src, &v);
         if (v.have_oom && v.oom.scope != VERDICT_SCOPE_NONE && v.oom.kills > reported)
           {
             cleanup_free char *line = NULL;

@@ -14,6 +14,8 @@
 #include "runtime/launch_internal.h"
 #include "runtime/lifecycle_internal.h"
 #include "runtime/supervise.h"
+#include "verdict/input.h"
+#include "verdict/kmsg.h"
 #include "verdict/monitor.h"
 
 /* `shim run` without an id: the bundle directory's real name (`shim run .`
@@ -57,6 +59,13 @@ cleanup_monitorp (struct monitor *m)
   monitor_release (m);
 }
 
+static void
+cleanup_kmsgp (struct kmsg_reader *r)
+{
+  if (kmsg_reader_fd (r) >= 0)
+    kmsg_reader_close (r);
+}
+
 /* The foreground run: init's parent to the end, so the verdict has its
  * exit status. */
 static int
@@ -64,13 +73,19 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
                 int *exit_code, shim_error_t *err)
 {
   __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .events_fd = -1 };
-  struct verdict_input vin = { .container_id = o->c.id };
+  __attribute__ ((cleanup (cleanup_kmsgp))) struct kmsg_reader kmsg = { .fd = -1 };
+  struct kmsg_evidence kev = { 0 };
+  struct verdict_sources src;
   struct verdict v;
   cleanup_close int sigfd = -1;
   shim_error_t tmp = NULL;
   int status = 0, ret;
 
+  /* The baseline and the kernel log's position before init exists: what
+   * either shows from now on is this container's. */
   ret = monitor_init (&mon, l->cg.dirfd, err);
+  if (ret == 0 && l->cg.path)
+    kmsg_reader_open (&kmsg, l->cg.path, &kev);
   if (ret == 0)
     ret = sigfd = supervise_signals_fd (err);
   if (ret >= 0)
@@ -84,12 +99,12 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
       /* Read before the teardown below empties and removes the cgroup. */
       if (monitor_update (&mon, &tmp) < 0)
         log_error_release (&tmp);
-      monitor_fill_input (&mon, &vin);
-      vin.memory_limit_enforced = l->cg.memory_limit_enforced;
-      vin.have_status = true;
-      vin.status = status;
-      vin.signals_sent = state_signals_sent (l->dirfd);
-      verdict_compute (&vin, &v);
+      if (kmsg_reader_fd (&kmsg) >= 0)
+        kmsg_reader_collect (&kmsg, &kev);
+      verdict_input_init (&src, o->c.id, l->cg.memory_limit_enforced);
+      verdict_input_monitor (&src, &mon, status, l->cg.path ? &kev : NULL);
+      lifecycle_signals (l->dirfd, &src);
+      verdict_input_compute (&src, &v);
       *exit_code = supervise_exit_code (status);
       if (ro->on_verdict)
         ro->on_verdict (&v, *exit_code, ro->opaque);

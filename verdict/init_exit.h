@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* init followed through a pidfd by a watcher that is not its parent: when
  * it exits, and, where the kernel keeps it (common/pidfd.h), its wait status
- * once reaped.  Used by both detached watchers (verdict/watcher.c and the
- * hook's). */
+ * once reaped.  Used by the detached watcher (verdict/watcher.c), for the
+ * runtime and the hook alike. */
 #ifndef SHIM_INIT_EXIT_H
 #define SHIM_INIT_EXIT_H
 

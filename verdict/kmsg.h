@@ -38,14 +38,24 @@ struct kmsg_oom_kill
   uint64_t seq;    /* the summary's sequence number (the victim's without one) */
   bool memcg;      /* constraint=CONSTRAINT_MEMCG: a cgroup's limit ran out */
   bool have_summary; /* the oom-kill: record was seen (it is rate-limited) */
-  bool have_victim;  /* the Killed process record was seen */
+  bool have_victim;  /* the Killed process record was seen (without it the
+                      * summary proves no kill: the kernel skips a victim
+                      * that is already exiting) */
   char oom_memcg[KMSG_PATH_MAX];  /* "" when absent (host-wide OOM) */
   char task_memcg[KMSG_PATH_MAX];
   char comm[KMSG_COMM_MAX];
   int64_t pid; /* in the initial pid namespace */
   int64_t uid;
   uint64_t total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb;
+  /* Killed as a member of a memory.oom.group cgroup (the victim records
+   * after "Tasks in PATH are going to be killed due to memory.oom.group
+   * set", which have no summary of their own): task_memcg is then "" and
+   * oom_memcg the group's triggering kill's. */
+  bool group_member;
+  char oom_group[KMSG_PATH_MAX]; /* that cgroup, also on the kill that set it off; "" */
 };
+/* The paths and comm are the kernel's bytes (its \xNN escapes undone):
+ * escape them before printing (kmsg_escape). */
 
 /* Why the kernel log could not be read at all. */
 enum kmsg_access
@@ -82,6 +92,12 @@ struct kmsg_evidence
  * it is a kernel-facility OOM record, 0 when it is anything else (another
  * message, a user-facility record, a malformed one). */
 int kmsg_parse_record (const char *rec, size_t len, struct kmsg_oom_kill *out);
+/* (A "Tasks in PATH ... memory.oom.group" record returns 1 too, with only
+ * oom_group set.) */
+
+/* S with bytes below ' ', from 127 on and '\\' written as \xNN, as the
+ * kernel writes /dev/kmsg; truncated to fit OUT (SIZE > 0). */
+void kmsg_escape (const char *s, char *out, size_t size);
 
 /* Whether PATH (as the kernel prints it) is CGROUP or below it. */
 bool kmsg_path_within (const char *path, const char *cgroup);
@@ -94,6 +110,16 @@ struct kmsg_reader
   /* A summary whose victim record has not been read yet. */
   bool have_pending;
   struct kmsg_oom_kill pending;
+  /* kmsg.c's state between records: the last victim joined with its
+   * summary (0: none), for a group record that follows it, and the group
+   * kill whose members' records (no summaries) are being read. */
+  int64_t last_pid;
+  char last_oom_memcg[KMSG_PATH_MAX];
+  bool in_group;
+  int64_t group_pid;
+  uint64_t group_ts_usec;
+  char group[KMSG_PATH_MAX];
+  char group_oom_memcg[KMSG_PATH_MAX];
 };
 
 /* Open /dev/kmsg positioned at its end (records from now on), for the
@@ -108,6 +134,11 @@ int kmsg_reader_fd (const struct kmsg_reader *r);
  * that concern the container (oom_memcg or task_memcg within its cgroup)
  * to EV. */
 void kmsg_reader_collect (struct kmsg_reader *r, struct kmsg_evidence *ev);
+
+/* Take one record as read(2) returned it (collect calls it for each; the
+ * unit tests feed fixtures through it to a reader whose fd is -1). */
+void kmsg_reader_feed (struct kmsg_reader *r, const char *rec, size_t len,
+                       struct kmsg_evidence *ev);
 
 void kmsg_reader_close (struct kmsg_reader *r);
 

@@ -95,18 +95,6 @@ monitor_update (struct monitor *m, shim_error_t *err)
 }
 
 void
-monitor_fill_input (const struct monitor *m, struct verdict_input *in)
-{
-  in->baseline = m->have_baseline ? &m->baseline : NULL;
-  in->final = m->have_last ? &m->last : NULL;
-  in->at_oom = m->have_fullest ? &m->fullest : NULL;
-  if (m->cgroup_fd < 0)
-    in->unavailable_reason = "the container had no cgroup v2";
-  else if (m->have_baseline && !(m->baseline.have & CG_SNAP_EVENTS_LOCAL))
-    in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
-}
-
-void
 monitor_release (struct monitor *m)
 {
   if (m->events_fd >= 0)

@@ -35,9 +35,6 @@ int monitor_fd (const struct monitor *m);
 /* Read a snapshot now (on an event, and once more when init has exited). */
 int monitor_update (struct monitor *m, shim_error_t *err);
 
-/* Fill the snapshot part of a verdict input from what was seen. */
-void monitor_fill_input (const struct monitor *m, struct verdict_input *in);
-
 void monitor_release (struct monitor *m);
 
 #endif

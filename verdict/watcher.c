@@ -1,118 +1,455 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The detached watcher (watcher.h): arming, the detached process, and its
+ * loop.  The record's format is in watcher_record.c. */
 #include "verdict/watcher.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "verdict/init_exit.h"
+#include "verdict/input.h"
 
-static const struct watcher_actions no_actions = { .stop_fd = -1, .keep_fd = -1 };
+/* How long watcher_spawn waits for the watcher to say it runs: it only has
+ * to fork twice and close fds. */
+#define READY_WAIT_MS 5000
 
-/* What the watcher carries between polls. */
+/* A test may make the watcher's fork fail (the intermediate process then
+ * exits as when fork(2) fails): nothing else reads it. */
+#define TEST_FAIL_FORK_ENV "SHIM_TEST_WATCHER_FORK_FAIL"
+
+/* What the running watcher carries between polls. */
 struct watch
 {
-  struct monitor m;
-  int tree_fd;      /* memory.events: kills in nested cgroups and from above */
-  int cg_events_fd; /* cgroup.events: populated 0, or the cgroup removed */
-  int dirfd;        /* where the record goes */
-  const char *name; /* the record */
+  struct watcher *w;
+  const struct watcher_policy *p;
   struct init_exit ie;
-  const struct watcher_actions *act;
-  bool oom_told; /* act->on_oom_killed was called */
+  bool marked; /* <bundle>/oom was created */
+  bool have_ancestor_final;
+  struct cg_snapshot ancestor_final;
+  struct cg_memory_events written_local, written_tree; /* as of the last record */
+  uint64_t written_kmsg;                               /* kills + unattributed, as written */
+  struct timespec written_at;
 };
 
+/* ---- reading through open fds ------------------------------------------ */
+
 static bool
-stop_requested (const struct watch *w)
+pread_events (int fd, const char *name, struct cg_memory_events *out)
 {
-  return w->act->stop && w->act->stop (w->act->stop_fd, w->act->arg);
+  char buf[512];
+  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : -1;
+  shim_error_t tmp = NULL;
+
+  if (n < 0)
+    return false;
+  buf[n] = '\0';
+  if (cg_parse_memory_events (name, buf, out, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      return false;
+    }
+  return true;
+}
+
+static bool
+pread_u64 (int fd, const char *name, uint64_t *out)
+{
+  char buf[64];
+  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : -1;
+  shim_error_t tmp = NULL;
+
+  if (n < 0)
+    return false;
+  buf[n] = '\0';
+  if (cg_parse_u64_file (name, buf, out, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      return false;
+    }
+  return true;
+}
+
+/* The ancestor's memory.events through its open fd: only the counters (its
+ * memory.stat would cost a stats flush of a large subtree), and the id it
+ * had at arming (the open fd pins that cgroup). */
+static bool
+read_ancestor (const struct watcher *w, struct cg_snapshot *out)
+{
+  struct cg_snapshot s = { .have = CG_SNAP_EVENTS };
+
+  if (!pread_events (w->ancestor_fd, "memory.events", &s.events))
+    return false;
+  if (w->ancestor_baseline.have & CG_SNAP_ID)
+    {
+      s.cgroup_id = w->ancestor_baseline.cgroup_id;
+      s.have |= CG_SNAP_ID;
+    }
+  *out = s;
+  return true;
+}
+
+/* ---- the record -------------------------------------------------------- */
+
+static struct watcher_record
+as_record (const struct watch *x, bool ended)
+{
+  const struct monitor *m = &x->w->m;
+  return (struct watcher_record){ .have_baseline = m->have_baseline,
+                                  .have_last = m->have_last,
+                                  .have_fullest = m->have_fullest,
+                                  .baseline = m->baseline,
+                                  .last = m->last,
+                                  .fullest = m->fullest,
+                                  .have_ancestor_baseline = x->w->have_ancestor_baseline,
+                                  .ancestor_baseline = x->w->ancestor_baseline,
+                                  .have_ancestor_final = x->have_ancestor_final,
+                                  .ancestor_final = x->ancestor_final,
+                                  .ended = ended,
+                                  .have_status = x->ie.known,
+                                  .status = x->ie.status,
+                                  .kmsg = x->w->kmsg_ev };
+}
+
+/* The marker as soon as the evidence proves the OOM kill: podman looks for
+ * it right after conmon reports the exit.  Done only once it exists. */
+static void
+mark_if_oom (struct watch *x, bool ended)
+{
+  struct verdict_sources s;
+  struct watcher_record r;
+  shim_error_t tmp = NULL;
+  struct verdict v;
+
+  if (x->p->bundle_fd < 0 || x->marked)
+    return;
+  r = as_record (x, ended);
+  verdict_input_init (&s, x->p->id, x->p->memory_limit_enforced);
+  verdict_input_record (&s, &r, NULL);
+  verdict_input_compute (&s, &v);
+  if (verdict_mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
+    x->marked = true;
+  shim_error_release (&tmp);
+}
+
+static uint64_t
+kmsg_count (const struct watch *x)
+{
+  return x->w->kmsg_ev.n + x->w->kmsg_ev.unattributed + x->w->kmsg_ev.lost;
 }
 
 static void
-persist (struct watch *w, bool ended)
+write_record (struct watch *x, bool ended)
+{
+  struct watcher_record r;
+  shim_error_t tmp = NULL;
+
+  /* The marker first: the record can wait a few writes, podman cannot. */
+  mark_if_oom (x, ended);
+  r = as_record (x, ended);
+  if (watcher_record_write (x->p->dirfd, x->p->name, &r, &tmp) < 0)
+    shim_error_release (&tmp);
+  x->written_local = x->w->m.last.events_local;
+  x->written_tree = x->w->m.last.events;
+  x->written_kmsg = kmsg_count (x);
+  clock_gettime (CLOCK_MONOTONIC, &x->written_at);
+}
+
+/* Has anything the verdict counts changed since the last record?  `max`
+ * and `high` rise many times a second while a workload presses on its
+ * limit; they are read but not each worth a write. */
+static bool
+counters_changed (const struct watch *x)
+{
+  const struct cg_snapshot *s = &x->w->m.last;
+  const struct cg_memory_events *a[2] = { &s->events_local, &s->events };
+  const struct cg_memory_events *b[2] = { &x->written_local, &x->written_tree };
+
+  if (kmsg_count (x) != x->written_kmsg)
+    return true;
+  for (int i = 0; i < 2; i++)
+    if (a[i]->have != b[i]->have || a[i]->oom != b[i]->oom || a[i]->oom_kill != b[i]->oom_kill
+        || a[i]->oom_group_kill != b[i]->oom_group_kill)
+      return true;
+  return false;
+}
+
+static double
+seconds_since (const struct timespec *t)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  return (double) (now.tv_sec - t->tv_sec) + (double) (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void
+persist (struct watch *x)
 {
   shim_error_t tmp = NULL;
-  if (monitor_update (&w->m, &tmp) < 0)
-    shim_error_release (&tmp); /* the cgroup may be gone: keep what we had */
-  /* The caller's action the moment the counters prove the kill, before the
-   * record: podman reads its marker as soon as it learns of the exit, which
-   * may be before anyone asks us. */
-  if (w->act->on_oom_killed && !w->oom_told)
-    {
-      struct verdict_input in = { .container_id = w->act->id, .memory_limit_enforced = true };
-      struct verdict v;
-      monitor_fill_input (&w->m, &in);
-      verdict_compute (&in, &v);
-      if (v.oom_killed == VERDICT_TRUE)
-        {
-          w->act->on_oom_killed (&v, w->act->arg);
-          w->oom_told = true;
-        }
-    }
-  if (watcher_record_write (w->dirfd, w->name, &w->m, ended, w->ie.known ? &w->ie.status : NULL,
-                            &tmp)
-      < 0)
+
+  /* A failed read (the cgroup is gone) keeps the last good snapshot. */
+  if (monitor_update (&x->w->m, &tmp) < 0)
     shim_error_release (&tmp);
+  if (counters_changed (x) || seconds_since (&x->written_at) >= 1.0)
+    write_record (x, false);
+}
+
+/* ---- the marker at init's exit ----------------------------------------- */
+
+/* Mark from the two event files only, through the fds already open (the
+ * full snapshot's memory.stat costs a stats flush). */
+static void
+mark_from_events (struct watch *x)
+{
+  struct monitor *m = &x->w->m;
+  struct cg_memory_events local, tree;
+  struct monitor saved = *m;
+
+  if (!pread_events (m->events_fd, "memory.events.local", &local)
+      || !pread_events (x->w->tree_fd, "memory.events", &tree))
+    return;
+  if (!m->have_last)
+    {
+      m->last = m->baseline;
+      m->have_last = m->have_baseline;
+    }
+  m->last.events_local = local;
+  m->last.events = tree;
+  m->last.have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
+  mark_if_oom (x, false);
+  /* The full snapshot is the loop's to take. */
+  *m = saved;
+}
+
+/* init has exited: the marker now, before podman looks.  The kernel counts
+ * oom_group_kill only after it has signalled the whole group, so init can
+ * be gone before that counter rose; when an OOM kill is counted but not
+ * yet as a group kill, wait (bounded) for memory.events.local's next
+ * notification and look again. */
+#define GROUP_KILL_WAIT_MS 100
+static void
+quick_mark (struct watch *x)
+{
+  struct monitor *m = &x->w->m;
+  struct cg_memory_events local;
+  struct pollfd p = { .fd = m->events_fd, .events = POLLPRI };
+
+  if (x->p->bundle_fd < 0 || x->marked)
+    return;
+  mark_from_events (x);
+  if (x->marked || !pread_events (m->events_fd, "memory.events.local", &local)
+      || local.oom_kill <= m->baseline.events_local.oom_kill
+      || local.oom_group_kill > m->baseline.events_local.oom_group_kill)
+    return;
+  if (poll (&p, 1, GROUP_KILL_WAIT_MS) > 0)
+    mark_from_events (x);
+}
+
+/* ---- the end ----------------------------------------------------------- */
+
+/* The cgroup was seen empty: nothing can raise its counters any more, and
+ * the runtime may remove it any moment (runc does right after reaping
+ * init).  The counters first, through the fds already open (no path
+ * lookups), then the whole snapshot if the cgroup is still there; if it is
+ * not, the last full snapshot carries the final counters, which were read
+ * after the cgroup was seen empty, so the record is still complete.  Then
+ * the surviving ancestor and the kernel log, which outlive the cgroup. */
+static void
+persist_final (struct watch *x)
+{
+  struct monitor *m = &x->w->m;
+  struct cg_memory_events local, tree;
+  uint64_t peak;
+  bool counted = pread_events (m->events_fd, "memory.events.local", &local)
+                 && pread_events (x->w->tree_fd, "memory.events", &tree);
+  bool peaked = pread_u64 (x->w->peak_fd, "memory.peak", &peak);
+  shim_error_t tmp = NULL;
+
+  if (monitor_update (m, &tmp) < 0 && counted)
+    {
+      struct cg_snapshot s = m->have_last ? m->last : m->baseline;
+      s.events_local = local;
+      s.events = tree;
+      s.memory_peak = peak;
+      s.have = (s.have & ~CG_SNAP_PEAK) | (peaked ? CG_SNAP_PEAK : 0) | CG_SNAP_EVENTS_LOCAL
+               | CG_SNAP_EVENTS | CG_SNAP_CGROUP_EVENTS;
+      s.cgroup_events = (struct cg_cgroup_events){ .have = CG_CEV_POPULATED, .populated = false };
+      m->last = s;
+      m->have_last = true;
+    }
+  shim_error_release (&tmp);
+  x->have_ancestor_final = read_ancestor (x->w, &x->ancestor_final);
+  kmsg_reader_collect (&x->w->kmsg, &x->w->kmsg_ev);
+  write_record (x, true);
+}
+
+static bool
+stop_requested (const struct watch *x)
+{
+  return x->p->stop && x->p->stop (x->p->stop_fd, x->p->arg);
 }
 
 static _Noreturn void
-watch (struct watch *w)
+watch_loop (struct watch *x)
 {
+  struct watcher *w = x->w;
   char ack[512];
 
   for (;;)
     {
       /* memory.events too: kills in nested cgroups and an ancestor's kills
-       * of processes in nested cgroups change only the tree counters.
-       * init's pidfd: POLLIN when it exits (in a pid namespace, after every
-       * other process of the namespace); then, with no event asked for,
-       * POLLHUP alone once it is reaped (6.15 wakes pollers then). */
-      struct pollfd pfd[5] = {
+       * of processes in nested cgroups change only the tree counters. */
+      struct pollfd pfd[6] = {
         { .fd = monitor_fd (&w->m), .events = POLLPRI },
         { .fd = w->tree_fd, .events = POLLPRI },
         { .fd = w->cg_events_fd, .events = POLLPRI },
-        init_exit_pollfd (&w->ie),
-        { .fd = w->act->stop_fd, .events = POLLIN },
+        init_exit_pollfd (&x->ie),
+        { .fd = x->p->stop_fd, .events = POLLIN },
+        { .fd = kmsg_reader_fd (&w->kmsg), .events = POLLIN },
       };
       if (cg_events_fd_ended (w->cg_events_fd))
         {
-          if (!init_exit_wait_reap (&w->ie, w->act->stop_fd, w->act->stop, w->act->arg))
+          /* The counters first: the runtime removes the cgroup right
+           * after it reaps init. */
+          persist_final (x);
+          if (!init_exit_wait_reap (&x->ie, x->p->stop_fd, x->p->stop, x->p->arg))
             _exit (0);
-          persist (w, true);
+          if (x->ie.known)
+            write_record (x, true);
           _exit (0);
         }
-      if (poll (pfd, 5, init_exit_timeout (&w->ie)) < 0 && errno != EINTR)
+      if (poll (pfd, 6, init_exit_timeout (&x->ie)) < 0 && errno != EINTR)
         _exit (1);
       /* The caller's end (`delete` removed the state): no one is left to tell. */
-      if ((pfd[4].revents & POLLIN) && stop_requested (w))
+      if ((pfd[4].revents & POLLIN) && stop_requested (x))
         _exit (0);
-      /* init's death is the earliest sign of an OOM kill that took it:
-       * the counters are final by then, while memory.events.local's
-       * notification goes through a workqueue and a 10 ms rate limit, and
-       * podman may look for <bundle>/oom as soon as it sees the exit. */
-      if (init_exit_event (&w->ie, pfd[3].revents))
-        persist (w, false);
+      if (pfd[5].revents & (POLLIN | POLLERR))
+        {
+          kmsg_reader_collect (&w->kmsg, &w->kmsg_ev);
+          if (kmsg_count (x) != x->written_kmsg)
+            write_record (x, false);
+        }
+      /* init's exit: the earliest moment the counters of an OOM kill that
+       * took it can be read (memory.events.local's own notification goes
+       * through a workqueue and a 10 ms rate limit), and podman looks for
+       * <bundle>/oom as soon as conmon reports the exit.  Only the marker
+       * here: the loop's top reads the end through the open fds first,
+       * because runc removes the cgroup right after it reaps init. */
+      {
+        int ev = init_exit_event (&x->ie, pfd[3].revents);
+        if (ev & INIT_EXIT_EXITED)
+          quick_mark (x);
+        if (ev & INIT_EXIT_STATUS_KNOWN)
+          write_record (x, false);
+        if (ev)
+          continue;
+      }
       /* kernfs reports a change until it is read through the polled fd
        * (monitor_update reads memory.events.local's). */
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (w->tree_fd, ack, sizeof ack, 0);
       if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLERR))
-        persist (w, false);
+        persist (x);
     }
 }
 
-void
-watcher_become_detached (const int *keep, size_t n)
+/* ---- arming and spawning ----------------------------------------------- */
+
+static int
+open_ancestor (struct watcher *w, int cgroup_fd, unsigned levels)
 {
+  char up[3 * 16 + 1] = "";
+  cleanup_close int dir = -1;
+  struct stat sb;
+
+  if (levels == 0 || levels > 16)
+    return 0;
+  for (unsigned i = 0; i < levels; i++)
+    strcat (up, i ? "/.." : "..");
+  dir = openat (cgroup_fd, up, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  /* The root cgroup has no memory.events, nor has an ancestor without the
+   * memory controller: then there is no such witness. */
+  if (dir < 0 || (w->ancestor_fd = openat (dir, "memory.events", O_RDONLY | O_CLOEXEC)) < 0)
+    return 0;
+  if (fstat (dir, &sb) == 0)
+    {
+      w->ancestor_baseline.cgroup_id = (uint64_t) sb.st_ino;
+      w->ancestor_baseline.have |= CG_SNAP_ID;
+    }
+  w->have_ancestor_baseline = read_ancestor (w, &w->ancestor_baseline);
+  return 0;
+}
+
+int
+watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels, const char *kernel_path,
+             shim_error_t *err)
+{
+  *w = (struct watcher) WATCHER_INIT;
+  if (monitor_init (&w->m, cgroup_fd, err) < 0)
+    return -1;
+  w->tree_fd = openat (cgroup_fd, "memory.events", O_RDONLY | O_CLOEXEC);
+  if (w->tree_fd < 0 && errno != ENOENT)
+    return shim_error_errno (err, "open `memory.events`");
+  w->peak_fd = openat (cgroup_fd, "memory.peak", O_RDONLY | O_CLOEXEC);
+  w->cg_events_fd = openat (cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  if (w->cg_events_fd < 0)
+    return shim_error_errno (err, "open `cgroup.events`");
+  open_ancestor (w, cgroup_fd, ancestor_levels);
+  /* The kernel log from now on: records of an earlier container of the
+   * same path are not this one's. */
+  if (kernel_path)
+    kmsg_reader_open (&w->kmsg, kernel_path, &w->kmsg_ev);
+  return 0;
+}
+
+void
+watcher_release (struct watcher *w)
+{
+  int *fds[] = { &w->tree_fd, &w->peak_fd, &w->cg_events_fd, &w->ancestor_fd };
+
+  monitor_release (&w->m);
+  for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+    if (*fds[i] >= 0)
+      {
+        close (*fds[i]);
+        *fds[i] = -1;
+      }
+  if (kmsg_reader_fd (&w->kmsg) >= 0)
+    kmsg_reader_close (&w->kmsg);
+}
+
+/* In the child of a fork: become the detached watcher (setsid, a second
+ * fork so that it is nobody's child but the subreaper's, stdio on
+ * /dev/null, every fd closed but the N in KEEP, cwd /).  Returns in the
+ * watcher; the intermediate process exits, 0 only when the fork worked. */
+static void
+become_detached (const int *keep, size_t n)
+{
+  const char *fail = getenv (TEST_FAIL_FORK_ENV);
   int devnull, top = 2, fd;
   size_t i;
 
-  if (setsid () < 0 || fork () != 0)
-    _exit (0);
+  if (setsid () < 0)
+    _exit (1);
+  if (fail && *fail)
+    _exit (1);
+  switch (fork ())
+    {
+    case -1:
+      _exit (1);
+    case 0:
+      break;
+    default:
+      _exit (0);
+    }
   /* Hooks' stdout and stderr are pipes the runtime reads to EOF: a watcher
    * holding them would make the hook look like it never ends. */
   devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
@@ -139,57 +476,78 @@ watcher_become_detached (const int *keep, size_t n)
   signal (SIGHUP, SIG_IGN);
 }
 
-int
-watcher_spawn (int cgroup_fd, int dirfd, const char *name, int init_pidfd,
-               const struct watcher_actions *act, shim_error_t *err)
+/* Whether the watcher said it runs: one byte on READY before its end is
+ * closed, within READY_WAIT_MS. */
+static bool
+heard_ready (int ready)
 {
-  struct watch w = { .dirfd = dirfd, .name = name, .act = act ? act : &no_actions };
-  cleanup_close int cg_events = -1, tree = -1;
-  pid_t pid;
-  int status;
+  struct pollfd p = { .fd = ready, .events = POLLIN };
+  char c;
+  int r;
 
-  if (monitor_init (&w.m, cgroup_fd, err) < 0)
-    return -1;
-  cg_events = openat (cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  if (cg_events < 0)
-    {
-      monitor_release (&w.m);
-      return shim_error_errno (err, "open `cgroup.events`");
-    }
-  tree = openat (cgroup_fd, "memory.events", O_RDONLY | O_CLOEXEC);
-  if (tree < 0 && errno != ENOENT)
-    {
-      monitor_release (&w.m);
-      return shim_error_errno (err, "open `memory.events`");
-    }
-  /* The record exists before we return: a container that dies at once
-   * still has a baseline to compare with. */
-  if (watcher_record_write (dirfd, name, &w.m, false, NULL, err) < 0)
-    {
-      monitor_release (&w.m);
-      return -1;
-    }
+  do
+    r = poll (&p, 1, READY_WAIT_MS);
+  while (r < 0 && errno == EINTR);
+  return r > 0 && read (ready, &c, 1) == 1;
+}
+
+static int
+spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
+{
+  struct watch x = { .w = w, .p = p };
+  cleanup_close int ready_r = -1, ready_w = -1;
+  int pipefd[2], status = 0;
+  pid_t pid;
+
+  x.written_local = w->m.baseline.events_local;
+  x.written_tree = w->m.baseline.events;
+  clock_gettime (CLOCK_MONOTONIC, &x.written_at);
   /* Followed only where the kernel keeps a reaped process's exit status
    * for its pidfds; elsewhere the verdict says the status was not known. */
-  init_exit_init (&w.ie, init_pidfd);
+  init_exit_init (&x.ie, p->init_pidfd);
+  {
+    struct watcher_record r = as_record (&x, false);
+    /* The record exists before the container runs: one that dies at once
+     * still has its baseline. */
+    if (watcher_record_write (p->dirfd, p->name, &r, err) < 0)
+      return -1;
+  }
+  if (pipe2 (pipefd, O_CLOEXEC) < 0)
+    return shim_error_errno (err, "start the watcher: pipe");
+  ready_r = pipefd[0];
+  ready_w = pipefd[1];
   pid = fork ();
   if (pid < 0)
-    {
-      monitor_release (&w.m);
-      return shim_error_errno (err, "fork the watcher");
-    }
+    return shim_error_errno (err, "start the watcher: fork");
   if (pid == 0)
     {
-      int keep[] = { w.m.events_fd, cg_events, dirfd, cgroup_fd, tree,
-                     w.ie.pidfd,    w.act->stop_fd, w.act->keep_fd };
-      w.tree_fd = tree;
-      w.cg_events_fd = cg_events;
-      watcher_become_detached (keep, sizeof keep / sizeof keep[0]);
-      watch (&w);
+      int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
+                     w->m.cgroup_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
+                     p->stop_fd,     x.ie.pidfd,  ready_w };
+      become_detached (keep, sizeof keep / sizeof keep[0]);
+      (void) !write (ready_w, "1", 1);
+      close (ready_w);
+      watch_loop (&x);
     }
-  monitor_release (&w.m);
+  close (steal_fd (&ready_w));
   /* Reap the intermediate child; the watcher itself is orphaned. */
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return shim_error_plain (err, ECHILD, "start the watcher: its second fork failed");
+  if (!heard_ready (ready_r))
+    return shim_error_plain (err, ECHILD, "start the watcher: it did not say it runs");
   return 0;
+}
+
+int
+watcher_spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
+{
+  int r = spawn (w, p, err);
+
+  /* A watcher that never ran must not look like one that saw nothing. */
+  if (r < 0)
+    unlinkat (p->dirfd, p->name, 0);
+  watcher_release (w);
+  return r;
 }

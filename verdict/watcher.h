@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The detached watcher: when the runtime is not the parent of the container
- * (create/start under an engine, or the hook inside another runtime), a
- * small process waits on the container cgroup's memory.events.local and
- * cgroup.events and persists a record of every change, so the verdict can be
- * written after the engine or systemd has removed the cgroup.  It is not an
- * ancestor of init, idles in poll(2), and exits when the cgroup empties.
- * What is not the verdict's business (podman's marker, the runtime's state
- * dir) the caller adds through struct watcher_actions. */
+/* The detached watcher, the one copy for the runtime (create/start under an
+ * engine) and the hook (inside runc or crun): a small process that waits on
+ * the container cgroup's memory.events.local, memory.events, cgroup.events,
+ * init's pidfd and the kernel log, and persists a record of every change,
+ * so the verdict can be written after the engine or the runtime has removed
+ * the cgroup.  It is not an ancestor of init, idles in poll(2), and ends
+ * when the cgroup empties (or is gone), or when its caller's stop fd says
+ * so.  What it does besides the record is the caller's choice, in a
+ * struct watcher_policy: podman's marker, a lock to hold, where the record
+ * goes.
+ *
+ * Two steps, so that the baseline is taken before init exists:
+ * watcher_arm (the baseline, the open files, the surviving ancestor's
+ * counters, the kernel log's position) and, once init runs,
+ * watcher_spawn. */
 #ifndef SHIM_WATCHER_H
 #define SHIM_WATCHER_H
 
@@ -15,6 +22,7 @@
 
 #include "cgroup/cgroup_files.h"
 #include "common/error.h"
+#include "verdict/kmsg.h"
 #include "verdict/monitor.h"
 #include "verdict/verdict.h"
 
@@ -23,55 +31,78 @@ struct watcher_record
 {
   bool have_baseline, have_last, have_fullest;
   struct cg_snapshot baseline, last, fullest;
+  /* The nearest ancestor that outlives the container: its memory.events
+   * (and cgroup id) at arming and at the end. */
+  bool have_ancestor_baseline, have_ancestor_final;
+  struct cg_snapshot ancestor_baseline, ancestor_final;
   bool ended; /* the watcher saw the cgroup empty (populated 0) or vanish */
   bool have_status;
   int status; /* init's wait status, from the kernel (pidfd_exit_status) */
+  struct kmsg_evidence kmsg; /* access KMSG_NOT_READ: no reader was armed */
 };
 
-/* STATUS: init's wait status, NULL while it is not known. */
-int watcher_record_write (int dirfd, const char *name, const struct monitor *m, bool ended,
-                          const int *status, shim_error_t *err);
+int watcher_record_write (int dirfd, const char *name, const struct watcher_record *r,
+                          shim_error_t *err);
 /* ENOENT (no record) is reported in err->status. */
 int watcher_record_read (int dirfd, const char *name, struct watcher_record *out,
                          shim_error_t *err);
-/* The record's part of a verdict input (with monitor_fill_input, the one
- * place snapshots become evidence). */
-void watcher_record_fill_input (const struct watcher_record *r, struct verdict_input *in);
 
-/* What the caller adds to the watcher, all optional.  The callbacks run in
- * the detached watcher, a child of the caller's: ARG may point into the
- * caller's frame (it never returns there), and of the caller's fds only
- * stop_fd and keep_fd stay open. */
-struct watcher_actions
+/* A watcher armed but not yet running. */
+struct watcher
 {
-  /* Called once, the first time the counters prove the container itself
-   * was OOM-killed (V's oom_killed is true), before the record that shows
-   * it: podman's marker (verdict_mark_oom) cannot wait.  ID names the
-   * container in V. */
-  void (*on_oom_killed) (const struct verdict *v, void *arg);
-  const char *id;
-  /* The watcher ends at once, without a last record, when STOP_FD (-1:
-   * none) is readable and STOP (stop_fd, ARG) says so (`delete` removed
-   * the state: there is no one left to tell). */
+  struct monitor m;
+  int tree_fd;      /* memory.events: kills in nested cgroups and from above */
+  int peak_fd;      /* memory.peak, read at the end */
+  int cg_events_fd; /* cgroup.events: populated 0, or the cgroup removed */
+  int ancestor_fd;  /* the surviving ancestor's memory.events, or -1 */
+  bool have_ancestor_baseline;
+  struct cg_snapshot ancestor_baseline;
+  struct kmsg_reader kmsg;
+  struct kmsg_evidence kmsg_ev;
+};
+#define WATCHER_INIT                                                                               \
+  { .m = { .cgroup_fd = -1, .events_fd = -1 }, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, \
+    .ancestor_fd = -1, .kmsg = { .fd = -1 } }
+
+/* Arm on the cgroup CGROUP_FD (not taken; it must stay open until
+ * watcher_spawn): take the baseline, open the files to poll, read the
+ * memory.events of the ancestor ANCESTOR_LEVELS up (the nearest one that
+ * outlives the container: 1 is the parent; 0 none), and open the kernel
+ * log at its end for KERNEL_PATH, the cgroup's path from the cgroup2 root
+ * (NULL: no kernel log). */
+int watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels,
+                 const char *kernel_path, shim_error_t *err);
+void watcher_release (struct watcher *w);
+
+/* How the watcher behaves, all chosen by its caller. */
+struct watcher_policy
+{
+  const char *id; /* the container, in the verdict the marker is decided by */
+  bool memory_limit_enforced;
+  /* Where the record goes (not taken). */
+  int dirfd;
+  const char *name;
+  /* podman's <bundle>/oom, created (verdict_mark_oom) the moment the
+   * counters prove the container itself was OOM-killed; -1: none. */
+  int bundle_fd;
+  /* Held open by the watcher until it has written its last record (the
+   * hook's flock'ed watcher.lock); -1: none. */
+  int lock_fd;
+  /* Besides the cgroup's end: the watcher ends at once, without a last
+   * record, when STOP_FD (-1: none) is readable and STOP (stop_fd, ARG)
+   * says so (`delete` removed the state: there is no one left to tell). */
   int stop_fd;
   bool (*stop) (int fd, void *arg);
   void *arg;
-  /* One more fd the callbacks use (the bundle directory), or -1. */
-  int keep_fd;
+  /* init's pidfd, for its exit and its status (-1: none). */
+  int init_pidfd;
 };
 
-/* Fork the watcher, fully detached (watcher_become_detached), with the
- * baseline taken and the record NAME written in DIRFD before this returns.
- * It ends when the cgroup is empty or gone, or when ACT says so.
- * cgroup_fd and dirfd are not taken.  init_pidfd: init's, for its exit and
- * its status (-1: none).  ACT may be NULL. */
-int watcher_spawn (int cgroup_fd, int dirfd, const char *name, int init_pidfd,
-                   const struct watcher_actions *act, shim_error_t *err);
-
-/* In the child of a fork: become the detached watcher (setsid, a second
- * fork so that it is nobody's child but the subreaper's, stdio on
- * /dev/null, every fd closed but the N in KEEP, cwd /).  Returns in the
- * watcher; the intermediate process exits. */
-void watcher_become_detached (const int *keep, size_t n);
+/* Write the first record (the baseline: a container that dies at once
+ * still has one), fork the watcher fully detached and wait (bounded) until
+ * it says it runs.  An error when it could not be started: then the record
+ * is removed again, so that nobody reads a watcher that never ran as one
+ * that saw nothing.  W is released either way. */
+int watcher_spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err);
 
 #endif

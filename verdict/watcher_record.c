@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The watcher's record (record.json): its snapshots, whether it saw the end,
- * and init's status when the kernel told it. */
+/* The watcher's record (record.json): its snapshots, the surviving
+ * ancestor's counters, whether it saw the end, init's status when the
+ * kernel told it, and what the kernel log said. */
 #include "verdict/watcher.h"
 
 #include <errno.h>
@@ -20,8 +21,7 @@ gen_snap (yajl_gen g, const char *key, bool have, const struct cg_snapshot *s, s
 }
 
 int
-watcher_record_write (int dirfd, const char *name, const struct monitor *m, bool ended,
-                      const int *status, shim_error_t *err)
+watcher_record_write (int dirfd, const char *name, const struct watcher_record *r, shim_error_t *err)
 {
   cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
   const unsigned char *buf;
@@ -30,11 +30,14 @@ watcher_record_write (int dirfd, const char *name, const struct monitor *m, bool
   if (g == NULL)
     return shim_error_plain (err, ENOMEM, "watch record");
   if (yajl_gen_map_open (g) != yajl_gen_status_ok
-      || gen_snap (g, "baseline", m->have_baseline, &m->baseline, err) < 0
-      || gen_snap (g, "last", m->have_last, &m->last, err) < 0
-      || gen_snap (g, "fullest", m->have_fullest, &m->fullest, err) < 0
-      || !json_kv_bool (g, "ended", ended) || !json_str (g, "status")
-      || (status ? yajl_gen_integer (g, *status) : yajl_gen_null (g)) != yajl_gen_status_ok
+      || gen_snap (g, "baseline", r->have_baseline, &r->baseline, err) < 0
+      || gen_snap (g, "last", r->have_last, &r->last, err) < 0
+      || gen_snap (g, "fullest", r->have_fullest, &r->fullest, err) < 0
+      || !json_kv_bool (g, "ended", r->ended) || !json_str (g, "status")
+      || (r->have_status ? yajl_gen_integer (g, r->status) : yajl_gen_null (g)) != yajl_gen_status_ok
+      || gen_snap (g, "ancestor_baseline", r->have_ancestor_baseline, &r->ancestor_baseline, err) < 0
+      || gen_snap (g, "ancestor_final", r->have_ancestor_final, &r->ancestor_final, err) < 0
+      || !json_str (g, "kmsg") || kmsg_evidence_gen (g, &r->kmsg, err) < 0
       || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
     return shim_error_plain (err, ENOMEM, "watch record `%s`", name);
@@ -58,8 +61,8 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
 {
   cleanup_free char *json = NULL;
   cleanup_yajl_val yajl_val root = NULL;
-  const char *ended[] = { "ended", NULL }, *status[] = { "status", NULL };
-  yajl_val st;
+  const char *ended[] = { "ended", NULL }, *status[] = { "status", NULL }, *kmsg[] = { "kmsg", NULL };
+  yajl_val st, k;
   char ebuf[256];
 
   memset (out, 0, sizeof (*out));
@@ -70,7 +73,11 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
     return shim_error_plain (err, EINVAL, "watch record `%s`: not a JSON object", name);
   if (read_snap (root, "baseline", name, &out->have_baseline, &out->baseline, err) < 0
       || read_snap (root, "last", name, &out->have_last, &out->last, err) < 0
-      || read_snap (root, "fullest", name, &out->have_fullest, &out->fullest, err) < 0)
+      || read_snap (root, "fullest", name, &out->have_fullest, &out->fullest, err) < 0
+      || read_snap (root, "ancestor_baseline", name, &out->have_ancestor_baseline,
+                    &out->ancestor_baseline, err) < 0
+      || read_snap (root, "ancestor_final", name, &out->have_ancestor_final, &out->ancestor_final,
+                    err) < 0)
     return -1;
   out->ended = YAJL_IS_TRUE (yajl_tree_get (root, ended, yajl_t_any));
   st = yajl_tree_get (root, status, yajl_t_any);
@@ -79,19 +86,9 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
       out->have_status = true;
       out->status = (int) YAJL_GET_INTEGER (st);
     }
+  /* A record of an older watcher has no "kmsg": not read. */
+  k = yajl_tree_get (root, kmsg, yajl_t_any);
+  if (k && !YAJL_IS_NULL (k) && kmsg_evidence_from_tree (k, name, &out->kmsg, err) < 0)
+    return -1;
   return 0;
-}
-
-void
-watcher_record_fill_input (const struct watcher_record *r, struct verdict_input *in)
-{
-  in->baseline = r->have_baseline ? &r->baseline : NULL;
-  in->final = r->have_last ? &r->last : NULL;
-  in->at_oom = r->have_fullest ? &r->fullest : NULL;
-  in->have_status = r->have_status;
-  in->status = r->status;
-  if (!r->have_baseline)
-    in->unavailable_reason = "the watcher recorded no baseline";
-  else if (!(r->baseline.have & CG_SNAP_EVENTS_LOCAL))
-    in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "cgroup/cgroup_files.h"
 #include "tap.h"
 #include "common/util.h"
@@ -24,6 +25,16 @@ read_fixture (const char *dir, struct cg_snapshot *snap, shim_error_t *err)
   return cg_snapshot_read (fd, snap, err);
 }
 
+/* What every snapshot read on this host holds besides the files: the
+ * directory's identity, and the cgroup2 mount's memory_localevents when
+ * there is a cgroup2 mount. */
+static unsigned
+host_bits (void)
+{
+  bool on;
+  return CG_SNAP_ID | (cgroup_mount_localevents (&on) == 0 ? CG_SNAP_LOCALEVENTS : 0);
+}
+
 static void
 test_kernel_6_1 (void)
 {
@@ -35,8 +46,15 @@ test_kernel_6_1 (void)
   ok (read_fixture (FIXTURES "kernel-6.1", &s, &err) == 0, "6.1: snapshot reads (%s)",
       err ? err->msg : "no error");
   is_int (s.have, CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS | CG_SNAP_PEAK | CG_SNAP_MAX
-                      | CG_SNAP_SWAP_MAX | CG_SNAP_STAT | CG_SNAP_CGROUP_EVENTS,
+                      | CG_SNAP_SWAP_MAX | CG_SNAP_STAT | CG_SNAP_CGROUP_EVENTS | CG_SNAP_OOM_GROUP
+                      | host_bits (),
           "6.1: every file present");
+  ok (s.oom_group, "6.1: memory.oom.group 1");
+  {
+    struct stat sb;
+    ok (stat (FIXTURES "kernel-6.1", &sb) == 0 && s.cgroup_id == (uint64_t) sb.st_ino,
+        "6.1: cgroup_id is the directory's inode number");
+  }
   is_int (s.events_local.have, all_ev, "6.1: memory.events.local has all six keys");
   is_int (s.events.have, all_ev, "6.1: memory.events has all six keys");
   is_int (s.events_local.max, 1547, "6.1: local max");
@@ -98,6 +116,7 @@ test_kernel_new (void)
   is_int (s.stat.shmem, 402653184, "newer kernel: shmem");
   ok (!(s.stat.have & CG_STAT_KERNEL_ESTIMATED), "newer kernel: kernel line used");
   ok (s.cgroup_events.frozen, "newer kernel: frozen");
+  ok ((s.have & CG_SNAP_OOM_GROUP) && !s.oom_group, "newer kernel: memory.oom.group 0 is present");
 }
 
 static void
@@ -107,7 +126,9 @@ test_no_memory (void)
   struct cg_snapshot s;
 
   ok (read_fixture (FIXTURES "no-memory", &s, &err) == 0, "no memory controller: reads");
-  is_int (s.have, CG_SNAP_CGROUP_EVENTS, "no memory controller: only cgroup.events present");
+  is_int (s.have, CG_SNAP_CGROUP_EVENTS | host_bits (),
+          "no memory controller: only cgroup.events present");
+  ok (!(s.have & CG_SNAP_OOM_GROUP), "no memory controller: memory.oom.group absent, not 0");
 }
 
 static void
@@ -129,6 +150,7 @@ test_malformed (void)
     { "peak-empty", "`memory.peak`: empty" },
     { "populated-2", "`cgroup.events`: `populated` is 2, not 0 or 1" },
     { "no-key", "`memory.stat` line 2: no key" },
+    { "oom-group-2", "`memory.oom.group`: value `2` is neither 0 nor 1" },
   };
 
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -234,7 +256,8 @@ test_json (void)
         "\"memory.peak\":null,\"memory.max\":\"max\",\"memory.swap.max\":\"max\","
         "\"memory.stat\":{\"anon\":8785920,\"file\":12300288,\"kernel\":828112,\"shmem\":0,"
         "\"sock\":0,\"file_mapped\":5677056,\"anon_thp\":0,\"kernel_estimated\":true},"
-        "\"cgroup.events\":{\"populated\":true,\"frozen\":false}}";
+        "\"cgroup.events\":{\"populated\":true,\"frozen\":false},"
+        "\"memory.oom.group\":null,\"cgroup.id\":null,\"memory_localevents\":null}";
 
   for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
     {
@@ -244,6 +267,13 @@ test_json (void)
 
       if (asprintf (&dir, FIXTURES "%s", dirs[i]) < 0 || read_fixture (dir, &s, &err) < 0)
         abort ();
+      /* The golden string has no inode number, which varies. */
+      if (strcmp (dirs[i], "kernel-5.10") == 0)
+        {
+          s.have &= ~(CG_SNAP_ID | CG_SNAP_LOCALEVENTS);
+          s.cgroup_id = 0;
+          s.localevents = false;
+        }
       ok (cg_snapshot_to_json (&s, &json, &err) == 0, "%s: to JSON", dirs[i]);
       ok (cg_snapshot_from_json (json, "test", &back, &err) == 0, "%s: from JSON (%s)", dirs[i],
           err ? err->msg : "no error");
@@ -255,7 +285,9 @@ test_json (void)
               && back.memory_max == s.memory_max && back.memory_peak == s.memory_peak
               && back.stat.have == s.stat.have && back.stat.kernel == s.stat.kernel
               && back.cgroup_events.have == s.cgroup_events.have
-              && back.cgroup_events.frozen == s.cgroup_events.frozen,
+              && back.cgroup_events.frozen == s.cgroup_events.frozen
+              && back.oom_group == s.oom_group && back.cgroup_id == s.cgroup_id
+              && back.localevents == s.localevents,
           "%s: fields survive the round trip", dirs[i]);
       if (strcmp (dirs[i], "kernel-5.10") == 0)
         is_str (json, golden_5_10, "kernel-5.10: golden JSON");
@@ -281,6 +313,61 @@ test_json (void)
             && s.have == CG_SNAP_PEAK && s.memory_peak == 5,
         "from JSON: unknown fields ignored, missing parts absent");
   }
+}
+
+/* The new evidence survives JSON: memory.oom.group, the cgroup's id, and
+ * the mount's memory_localevents, each absent (null) when not known. */
+static void
+test_json_identity (void)
+{
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *json = NULL;
+  struct cg_snapshot s = { .have = CG_SNAP_OOM_GROUP | CG_SNAP_ID | CG_SNAP_LOCALEVENTS,
+                           .oom_group = true,
+                           .cgroup_id = 4242,
+                           .localevents = true },
+                     back;
+
+  ok (cg_snapshot_to_json (&s, &json, &err) == 0, "identity: to JSON");
+  has_str (json, "\"memory.oom.group\":1,\"cgroup.id\":4242,\"memory_localevents\":true",
+           "identity: the three keys");
+  ok (cg_snapshot_from_json (json, "t", &back, &err) == 0 && back.have == s.have && back.oom_group
+          && back.cgroup_id == 4242 && back.localevents,
+      "identity: read back");
+  ok (cg_snapshot_from_json ("{\"memory_localevents\":1}", "t", &back, &err) < 0,
+      "identity: memory_localevents must be a boolean");
+  shim_error_release (&err);
+  ok (cg_snapshot_from_json ("{\"memory.oom.group\":3}", "t", &back, &err) < 0,
+      "identity: memory.oom.group is 0 or 1");
+}
+
+/* memory_localevents from mountinfo's super options of the cgroup2 mount. */
+static void
+test_mountinfo_localevents (void)
+{
+  static const char hybrid[]
+      = "25 1 0:23 / /sys rw,nosuid - sysfs sysfs rw\n"
+        "33 25 0:28 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
+        "41 33 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+        "45 33 0:39 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n";
+  static const char local[]
+      = "30 25 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
+        "rw,nsdelegate,memory_localevents,memory_recursiveprot\n";
+  static const char other[] = "30 25 0:26 / /mnt/x rw - cgroup2 cgroup2 rw,memory_localevents\n";
+  bool on = true;
+
+  is_int (cgroup_parse_mountinfo_localevents (hybrid, "/sys/fs/cgroup/unified", &on), 1,
+          "hybrid: the unified mount is found");
+  ok (!on, "hybrid: no memory_localevents");
+  is_int (cgroup_parse_mountinfo_localevents (local, "/sys/fs/cgroup", &on), 1,
+          "v2 with options: found");
+  ok (on, "v2 with options: memory_localevents");
+  is_int (cgroup_parse_mountinfo_localevents (other, "/sys/fs/cgroup", &on), 0,
+          "another mount point: not this one");
+  is_int (cgroup_parse_mountinfo_localevents (other, NULL, &on), 1, "NULL: the first cgroup2 mount");
+  ok (on, "NULL: its option");
+  is_int (cgroup_parse_mountinfo_localevents (hybrid + 0, "/sys", &on), 0,
+          "a mount that is not cgroup2 is not read");
 }
 
 /* The watchers stop on populated 0, or when cgroup.events can no longer be
@@ -311,6 +398,8 @@ main (void)
   test_read_error ();
   test_parsers ();
   test_json ();
+  test_json_identity ();
+  test_mountinfo_localevents ();
   test_events_fd_ended ();
   return done_testing ();
 }

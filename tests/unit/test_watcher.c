@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one watcher (verdict/watcher.c) on a fake cgroupfs in a temporary
+ * directory: PARENT/CTR with an empty cgroup.events, so the watcher reads
+ * its end at once.  What it must leave: a record that ended, with the
+ * surviving ancestor's memory.events at arming and again at the end, the
+ * lock released once the last record is written, and, when it could not
+ * be started, an error and no record at all.  Then the one input builder
+ * (verdict/input.c) on records. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "tap.h"
+#include "verdict/input.h"
+#include "verdict/watcher.h"
+
+static void
+put (int dirfd, const char *name, const char *text)
+{
+  /* In place (not atomic): the watcher's open fd must see the new text. */
+  int fd = openat (dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
+    abort ();
+  close (fd);
+}
+
+static const char events0[] = "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n";
+
+/* Wait (bounded, 10 s) until the watcher has let go of the lock. */
+static bool
+lock_released (int store)
+{
+  int fd = openat (store, "watcher.lock", O_RDWR | O_CLOEXEC);
+  bool got = false;
+
+  for (int i = 0; fd >= 0 && i < 1000 && !got; i++)
+    {
+      struct timespec ts = { 0, 10 * 1000 * 1000 };
+      got = flock (fd, LOCK_EX | LOCK_NB) == 0;
+      if (!got)
+        nanosleep (&ts, NULL);
+    }
+  if (fd >= 0)
+    close (fd);
+  return got;
+}
+
+struct fake
+{
+  char root[64];
+  int parent, ctr, store, lock;
+};
+
+static void
+fake_make (struct fake *f)
+{
+  char path[128];
+
+  snprintf (f->root, sizeof f->root, "/tmp/test_watcher.XXXXXX");
+  if (mkdtemp (f->root) == NULL)
+    abort ();
+  snprintf (path, sizeof path, "%s/parent", f->root);
+  if (mkdir (path, 0755) < 0)
+    abort ();
+  snprintf (path, sizeof path, "%s/parent/ctr", f->root);
+  if (mkdir (path, 0755) < 0)
+    abort ();
+  snprintf (path, sizeof path, "%s/store", f->root);
+  if (mkdir (path, 0755) < 0)
+    abort ();
+  f->store = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  snprintf (path, sizeof path, "%s/parent", f->root);
+  f->parent = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  f->ctr = openat (f->parent, "ctr", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (f->store < 0 || f->parent < 0 || f->ctr < 0)
+    abort ();
+  put (f->parent, "memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 3\noom_group_kill 0\n");
+  put (f->ctr, "memory.events.local", events0);
+  put (f->ctr, "memory.events", events0);
+  put (f->ctr, "memory.max", "67108864\n");
+  put (f->ctr, "cgroup.events", "populated 0\nfrozen 0\n");
+  f->lock = openat (f->store, "watcher.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (f->lock < 0 || flock (f->lock, LOCK_EX | LOCK_NB) < 0)
+    abort ();
+}
+
+static void
+fake_remove (struct fake *f)
+{
+  char cmd[128];
+  close (f->parent);
+  close (f->ctr);
+  close (f->store);
+  if (f->lock >= 0)
+    close (f->lock);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", f->root);
+  if (system (cmd) != 0)
+    abort ();
+}
+
+static void
+test_spawn_ends_with_ancestor (void)
+{
+  cleanup_error shim_error_t err = NULL;
+  struct watcher_record r;
+  struct fake f;
+  struct watcher w;
+  struct watcher_policy p = { .id = "w1", .memory_limit_enforced = true, .name = "record.json",
+                              .bundle_fd = -1, .stop_fd = -1, .init_pidfd = -1 };
+
+  fake_make (&f);
+  p.dirfd = f.store;
+  p.lock_fd = f.lock;
+  ok (watcher_arm (&w, f.ctr, 1, "/parent/ctr", &err) == 0, "armed on the fake cgroup (%s)",
+      err ? err->msg : "no error");
+  ok (w.have_ancestor_baseline && w.ancestor_baseline.events.oom_kill == 3,
+      "the parent's memory.events at arming");
+  /* The parent counts a kill after arming: the end must read it again. */
+  put (f.parent, "memory.events", "low 0\nhigh 0\nmax 0\noom 1\noom_kill 4\noom_group_kill 0\n");
+  ok (watcher_spawn (&w, &p, &err) == 0, "spawned (%s)", err ? err->msg : "no error");
+  close (f.lock);
+  f.lock = -1;
+  ok (lock_released (f.store), "the watcher let go of its lock after its last record");
+  ok (watcher_record_read (f.store, "record.json", &r, &err) == 0, "the record reads (%s)",
+      err ? err->msg : "no error");
+  ok (r.ended, "the record ended: the cgroup was empty");
+  ok (r.have_ancestor_baseline && r.ancestor_baseline.events.oom_kill == 3,
+      "ancestor_baseline persisted: oom_kill 3");
+  ok (r.have_ancestor_final && r.ancestor_final.events.oom_kill == 4,
+      "ancestor_final read at the end: oom_kill 4");
+  ok ((r.ancestor_baseline.have & CG_SNAP_ID) && r.ancestor_baseline.cgroup_id == r.ancestor_final.cgroup_id,
+      "the ancestor's identity in both");
+  ok (r.have_baseline && (r.baseline.have & CG_SNAP_ID), "the container's baseline has its id");
+  /* The kernel log was asked for (read, or denied with the reason): the
+   * record says which; no kill of this fake cgroup is in it. */
+  ok (r.kmsg.access != KMSG_NOT_READ, "the kernel log was armed: access %d", r.kmsg.access);
+  is_int ((long long) r.kmsg.n, 0, "no OOM kill of the fake cgroup in the kernel log");
+  fake_remove (&f);
+}
+
+static void
+test_spawn_failure (void)
+{
+  cleanup_error shim_error_t err = NULL;
+  struct fake f;
+  struct watcher w;
+  struct watcher_policy p = { .id = "w2", .name = "record.json", .bundle_fd = -1, .lock_fd = -1,
+                              .stop_fd = -1, .init_pidfd = -1 };
+
+  fake_make (&f);
+  p.dirfd = f.store;
+  ok (watcher_arm (&w, f.ctr, 1, NULL, &err) == 0, "armed");
+  setenv ("SHIM_TEST_WATCHER_FORK_FAIL", "1", 1);
+  ok (watcher_spawn (&w, &p, &err) < 0, "a watcher whose fork failed is an error, not armed");
+  unsetenv ("SHIM_TEST_WATCHER_FORK_FAIL");
+  has_str (err ? err->msg : NULL, "start the watcher", "the error says what failed");
+  ok (faccessat (f.store, "record.json", F_OK, 0) < 0, "and it left no record behind");
+  fake_remove (&f);
+}
+
+/* A group OOM kill counted after arming: the record shows it and podman's
+ * marker is created in the bundle; a marker that could not be created is
+ * not "done", and the record still tells the kill. */
+static void
+test_spawn_marks_oom (void)
+{
+  static const char killed[] = "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\noom_group_kill 1\n";
+  cleanup_error shim_error_t err = NULL;
+  cleanup_close int bundle = -1;
+  struct watcher_record r;
+  struct verdict_sources src;
+  struct verdict v;
+  struct fake f;
+  struct watcher w;
+  struct watcher_policy p = { .id = "w3", .memory_limit_enforced = true, .name = "record.json",
+                              .stop_fd = -1, .init_pidfd = -1 };
+
+  fake_make (&f);
+  bundle = openat (f.parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  p.dirfd = f.store;
+  p.lock_fd = f.lock;
+  p.bundle_fd = bundle;
+  ok (watcher_arm (&w, f.ctr, 1, NULL, &err) == 0, "armed");
+  put (f.ctr, "memory.events.local", killed);
+  put (f.ctr, "memory.events", killed);
+  ok (watcher_spawn (&w, &p, &err) == 0, "spawned");
+  close (f.lock);
+  f.lock = -1;
+  ok (lock_released (f.store), "the watcher ended");
+  ok (faccessat (bundle, "oom", F_OK, 0) == 0, "podman's marker was created");
+  ok (watcher_record_read (f.store, "record.json", &r, &err) == 0, "the record reads");
+  verdict_input_init (&src, "w3", true);
+  is_int (verdict_input_record (&src, &r, NULL), VERDICT_RECORD_COMPLETE, "the record is complete");
+  verdict_input_compute (&src, &v);
+  is_int (v.oom_killed, VERDICT_TRUE, "and tells the OOM kill");
+  ok (v.memory_limit_enforced, "memory_limit_enforced as the caller said");
+  unlinkat (bundle, "oom", 0);
+  fake_remove (&f);
+}
+
+static struct cg_snapshot
+snap (uint64_t oom_kill, bool populated)
+{
+  const unsigned all = CG_EV_OOM | CG_EV_OOM_KILL | CG_EV_OOM_GROUP_KILL;
+  return (struct cg_snapshot){
+    .have = CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS | CG_SNAP_MAX | CG_SNAP_CGROUP_EVENTS,
+    .events_local = { .have = all },
+    .events = { .have = all, .oom_kill = oom_kill },
+    .memory_max = 64 << 20,
+    .cgroup_events = { .have = CG_CEV_POPULATED, .populated = populated },
+  };
+}
+
+static void
+test_input (void)
+{
+  struct watcher_record r = { .have_baseline = true, .have_last = true, .baseline = snap (0, true),
+                              .last = snap (0, true), .ended = false };
+  struct verdict_sources s;
+  struct verdict v;
+
+  verdict_input_init (&s, "i1", false);
+  is_int (verdict_input_record (&s, &r, NULL), VERDICT_RECORD_INCOMPLETE,
+          "a record that stops early is incomplete");
+  ok (s.in.ancestor_baseline == NULL && s.in.ancestor_final == NULL,
+      "no ancestor recorded: both NULL");
+  ok (s.in.kmsg == NULL, "no kernel log read: kmsg NULL");
+  verdict_input_compute (&s, &v);
+  is_int (v.oom_killed, VERDICT_NULL, "an incomplete record is unknown, for every caller");
+  ok (!v.memory_limit_enforced, "memory_limit_enforced is the caller's");
+
+  /* The runtime reads the stopped container's cgroup: that is final. */
+  {
+    struct cg_snapshot now = snap (0, false);
+    verdict_input_live (&s, NULL, &now);
+    verdict_input_compute (&s, &v);
+    is_int (v.oom_killed, VERDICT_FALSE, "a live read after the end completes it");
+  }
+
+  r.have_ancestor_baseline = r.have_ancestor_final = true;
+  r.ancestor_baseline = snap (2, true);
+  r.ancestor_final = snap (2, true);
+  r.kmsg.access = KMSG_DENIED;
+  r.kmsg.error = 1;
+  verdict_input_init (&s, "i2", true);
+  verdict_input_record (&s, &r, NULL);
+  ok (s.in.ancestor_baseline == &r.ancestor_baseline && s.in.ancestor_final == &r.ancestor_final,
+      "the ancestor's two snapshots are the input's");
+  ok (s.in.kmsg == &r.kmsg, "a kernel log that was tried is the input's, denied or not");
+  verdict_input_signals (&s, VERDICT_SIGBIT (9), true);
+  ok (s.in.signals_sent == VERDICT_SIGBIT (9) && s.in.signals_unknown, "the signal log");
+
+  verdict_input_init (&s, "i3", true);
+  is_int (verdict_input_record (&s, NULL, "gone"), VERDICT_RECORD_MISSING, "no record: missing");
+  is_str (s.in.unavailable_reason, "gone", "no record: the caller's reason");
+}
+
+int
+main (void)
+{
+  test_spawn_ends_with_ancestor ();
+  test_spawn_failure ();
+  test_spawn_marks_oom ();
+  test_input ();
+  return done_testing ();
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Evidence in, struct verdict_input out (input.h). */
+#include "verdict/input.h"
+
+#include <string.h>
+
+void
+verdict_input_init (struct verdict_sources *s, const char *id, bool memory_limit_enforced)
+{
+  memset (s, 0, sizeof *s);
+  s->in.container_id = id;
+  s->in.memory_limit_enforced = memory_limit_enforced;
+}
+
+void
+verdict_input_monitor (struct verdict_sources *s, const struct monitor *m, int status,
+                       const struct kmsg_evidence *kmsg)
+{
+  struct verdict_input *in = &s->in;
+
+  in->baseline = m->have_baseline ? &m->baseline : NULL;
+  in->final = m->have_last ? &m->last : NULL;
+  in->at_oom = m->have_fullest ? &m->fullest : NULL;
+  if (m->cgroup_fd < 0)
+    in->unavailable_reason = "the container had no cgroup v2";
+  else if (m->have_baseline && !(m->baseline.have & CG_SNAP_EVENTS_LOCAL))
+    in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
+  in->have_status = true;
+  in->status = status;
+  in->kmsg = kmsg && kmsg->access != KMSG_NOT_READ ? kmsg : NULL;
+  /* The monitor's last read is after init's exit. */
+  s->final = true;
+}
+
+/* The last snapshot was read after the cgroup emptied: nothing can change
+ * its counters any more. */
+static bool
+record_final (const struct watcher_record *r)
+{
+  const struct cg_snapshot *l = &r->last;
+
+  return r->ended && r->have_last && (l->have & CG_SNAP_CGROUP_EVENTS)
+         && (l->cgroup_events.have & CG_CEV_POPULATED) && !l->cgroup_events.populated;
+}
+
+enum verdict_record_kind
+verdict_input_record (struct verdict_sources *s, const struct watcher_record *r, const char *why_missing)
+{
+  struct verdict_input *in = &s->in;
+
+  if (r == NULL)
+    {
+      in->unavailable_reason = why_missing ? why_missing : "the watcher left no record";
+      return s->record = VERDICT_RECORD_MISSING;
+    }
+  in->baseline = r->have_baseline ? &r->baseline : NULL;
+  in->final = r->have_last ? &r->last : NULL;
+  in->at_oom = r->have_fullest ? &r->fullest : NULL;
+  in->have_status = r->have_status;
+  in->status = r->status;
+  in->ancestor_baseline = r->have_ancestor_baseline ? &r->ancestor_baseline : NULL;
+  in->ancestor_final = r->have_ancestor_final ? &r->ancestor_final : NULL;
+  in->kmsg = r->kmsg.access != KMSG_NOT_READ ? &r->kmsg : NULL;
+  if (!r->have_baseline)
+    in->unavailable_reason = "the watcher recorded no baseline";
+  else if (!(r->baseline.have & CG_SNAP_EVENTS_LOCAL))
+    in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
+  s->final = record_final (r);
+  if (!s->final)
+    s->not_final_why = r->ended ? "the container's cgroup was removed before the watcher "
+                                  "could read its last counters"
+                                : "the watcher's record stops before the container did (the "
+                                  "watcher was stopped or had not caught up)";
+  return s->record = s->final ? VERDICT_RECORD_COMPLETE : VERDICT_RECORD_INCOMPLETE;
+}
+
+void
+verdict_input_live (struct verdict_sources *s, const struct cg_snapshot *baseline,
+                    const struct cg_snapshot *now)
+{
+  if (baseline)
+    s->in.baseline = baseline;
+  s->in.final = now;
+  if (s->in.at_oom == NULL)
+    s->in.at_oom = now;
+  s->final = true;
+}
+
+void
+verdict_input_signals (struct verdict_sources *s, uint64_t sent, bool unknown)
+{
+  s->in.signals_sent = sent;
+  s->in.signals_unknown = unknown;
+}
+
+void
+verdict_input_compute (struct verdict_sources *s, struct verdict *v)
+{
+  struct verdict_input in = s->in;
+
+  verdict_compute (&in, v);
+  if (s->final || s->record == VERDICT_RECORD_MISSING || v->oom_killed == VERDICT_TRUE)
+    return; /* final, nothing to drop, or a kill seen stays a kill */
+  in.final = NULL;
+  in.at_oom = NULL;
+  if (in.unavailable_reason == NULL)
+    in.unavailable_reason = s->not_final_why;
+  verdict_compute (&in, v);
+}
