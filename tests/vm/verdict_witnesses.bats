@@ -120,10 +120,10 @@ wait_bg() {
   [[ "$(kmsg_kill le-own)" == *" memhog" ]]
   dmesg | grep -q "oom_memcg=/shim/le-own,task_memcg=/shim/le-own/sub,"
   # The verdict: the counters see no kill of the container's own; the
-  # kernel log does.  Never "killed from outside, no OOM kill".
+  # kernel log does.  Never "killed from outside, no OOM kill": true (the
+  # kernel log as a witness) or null (unknown, the message says why).
   [ "$(v .killed_by)" != outside ]
   [ "$(v .oom_killed)" != false ]
-  [ "$(v .reason)" != Killed ]
   assert_no_leftovers le-own
 }
 
@@ -159,7 +159,6 @@ exec /bin/memhog -s 4')"
   dmesg | grep -q "oom_memcg=/shimtest-witness,task_memcg=/shimtest-witness/le-parent/sub,task=memhog,"
   [ "$(v .killed_by)" != outside ]
   [ "$(v .oom_killed)" != false ]
-  [ "$(v .reason)" != Killed ]
   [ ! -e "$PARENT/le-parent" ]
 }
 
@@ -222,6 +221,7 @@ hook_kill9() {
 @test "the kernel log names the victim of an OOM kill in the verdict: command and pid" {
   make_bundle memhog
   run_shim victim
+  echo "$output"
   [ "$status" -eq 137 ]
   local kill pid comm
   kill=$(kmsg_kill victim)
