@@ -6,7 +6,7 @@ pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev
       busybox-static scdoc"
 if [ "${1:-}" = --test ]; then
   pkgs="$pkgs bats jq iproute2 util-linux procps man-db bash-completion graphviz gnuplot-nox
-      qemu-system-x86 cpio gzip xz-utils kmod
+      qemu-system-x86 cpio gzip xz-utils zstd kmod
       runc crun podman conmon golang-github-containers-common containerd docker.io
       clang libclang-rt-14-dev valgrind"
 fi

@@ -1,10 +1,15 @@
 #!/bin/bash
 # `make test`: unit tests (also under valgrind), host integration tests,
 # both again against an ASan+UBSan build, a short run of every fuzz harness
-# (and its saved crash inputs), then the cgroup v2 suite inside the VM.
-# Every suite speaks TAP; the last line is the total.
+# (and its saved crash inputs), then the cgroup v2 suite inside the VM, once
+# per kernel.  Every suite speaks TAP; the last line is the total.
 #   SHIM_TEST_SUITES="unit valgrind host asan fuzz vm" (default: all of them)
 #   SHIM_FUZZ_SECONDS: seconds per harness in the fuzz suite (10)
+#   SHIM_VM_KERNELS="6.1 6.12" (default: both): the kernels the vm suite
+#     boots, each its own suite, "cgroup v2 VM (6.12)".  A word is a Debian 12
+#     kernel series (6.1: the one linux-image-amd64 depends on; 6.12:
+#     linux-image-6.12-amd64's) or a kernel package name (tests/vm/build.sh
+#     downloads whichever is named).
 set -u
 cd "$(dirname "$0")/.."
 suites=${SHIM_TEST_SUITES:-unit valgrind host asan fuzz vm}
@@ -12,17 +17,30 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 
-# Run a TAP producer, echo its output, and keep the ok/not ok lines.
+# Run a TAP producer, echo its output, and keep its ok/not ok lines, each
+# tagged with the suite's name (the VM suite runs once per kernel: a
+# failure must say which), and the suite's own counts and duration.
+summary=()
 tap() {
   local name=$1; shift
+  local out start rc p f sk
   echo "== $name: $*"
-  "$@" 2>&1 | tee -a "$log"
-  local rc=${PIPESTATUS[0]}
+  out=$(mktemp)
+  start=$(date +%s)
+  "$@" 2>&1 | tee "$out"
+  rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then
     status=1
     # A suite that died without a TAP failure line still counts as failed.
-    echo "not ok - $name exited with status $rc" >> "$log"
+    echo "not ok - $name exited with status $rc" >> "$out"
   fi
+  grep -E '^(not )?ok ' "$out" | awk -v n="$name" '{ print $0 "  [" n "]" }' >> "$log"
+  p=$(grep '^ok ' "$out" | grep -civE '# skip')
+  f=$(grep -c '^not ok ' "$out")
+  sk=$(grep -ciE '^ok .*# skip' "$out")
+  [ "$sk" -eq 0 ] && sk= || sk=", $sk skipped"
+  summary+=("$name: $p passed, $f failed$sk ($(($(date +%s) - start)) s)")
+  rm -f "$out"
 }
 
 for s in $suites; do
@@ -50,12 +68,22 @@ for s in $suites; do
   fuzz)
     tap "fuzz harnesses" env FUZZ_SECONDS="${SHIM_FUZZ_SECONDS:-10}" tests/fuzz/run.sh ;;
   vm)
-    tap "cgroup v2 VM" tests/vm/run -- bats --tap tests/vm ;;
+    for k in ${SHIM_VM_KERNELS:-6.1 6.12}; do
+      case $k in
+      6.1) pkg=linux-image-amd64 ;;
+      [0-9]*.[0-9]*) pkg=linux-image-$k-amd64 ;;
+      *) pkg=$k ;;
+      esac
+      # -t: the whole suite on one kernel, 12-15 min under TCG on a loaded
+      # 2-core host; the default 1200 s bound is too tight for it.
+      tap "cgroup v2 VM ($k)" tests/vm/run -k "$pkg" -t 2700 -- bats --tap tests/vm
+    done ;;
   esac
 done
 
 # A skipped test (TAP `ok N ... # skip`) is neither passed nor failed: it
 # is counted and listed on its own, so that it cannot pass for a pass.
+[ ${#summary[@]} -eq 0 ] || printf '== %s\n' "${summary[@]}"
 skips=$(grep -iE '^ok .*# skip' "$log")
 skipped=$(grep -ciE '^ok .*# skip' "$log")
 passed=$(grep '^ok ' "$log" | grep -civE '# skip')
@@ -64,6 +92,10 @@ failed=$(grep -c '^not ok ' "$log")
 if [ "$skipped" -gt 0 ]; then
   echo "$skipped skipped (neither passed nor failed):"
   printf '%s\n' "$skips" | sed 's/^/  /'
+fi
+if [ "$failed" -gt 0 ]; then
+  echo "$failed failed:"
+  grep '^not ok ' "$log" | sed 's/^/  /'
 fi
 echo "$passed passed, $failed failed"
 exit $status
