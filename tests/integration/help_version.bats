@@ -155,19 +155,20 @@ options_in_help() {
 	assert_eq "$(sed -n 2p <<<"$output")" "${lines[1]}" "the hook's commit line"
 }
 
-@test "a new commit rebuilds only the two files that print it" {
+@test "a new commit rebuilds only the three files that print it" {
 	# make -n against a stamp of our own: with the same commit nothing that
-	# prints it is rebuilt; with another one exactly those two are.
+	# prints it is rebuilt; with another one exactly those three are (the
+	# two --version printers and `features`, which prints the version).
 	local mk=(make -n -C "$REPO" COMMIT_STAMP="$T/commit" shim shim-oom-hook)
 	"${mk[@]}" SHIM_COMMIT=c1 >/dev/null
 	touch -d '2000-01-01' "$T/commit"
 	run "${mk[@]}" SHIM_COMMIT=c1
 	assert_status 0
 	assert_not_contains "$output" "-DSHIM_COMMIT"
-	assert_eq "$(cat "$T/commit")" c1
+	assert_eq "$(cat "$T/commit")" "$(make -s -C "$REPO" -f Makefile -f - print-version <<<'print-version: ; @echo $(VERSION)') c1"
 	run "${mk[@]}" SHIM_COMMIT=c2
 	assert_status 0
-	assert_eq "$(grep -c -- '-DSHIM_COMMIT' <<<"$output")" 2 "compiles with the commit"
+	assert_eq "$(grep -c -- '-DSHIM_COMMIT' <<<"$output")" 3 "compiles with the commit"
 	assert_eq "$(grep -oE -- "-DSHIM_COMMIT='\"c2\"' .* -c -o [a-z/_]+\.o" <<<"$output" | awk '{ print $NF }' | sort | tr '\n' ' ')" \
-		"cli/main.o hooks/oom_hook.o "
+		"cli/main.o hooks/oom_hook.o runtime/features.o "
 }
