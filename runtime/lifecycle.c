@@ -120,6 +120,7 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
 
   (void) err;
   verdict_input_init (&src, st->id, st->memory_limit_enforced);
+  src.in.init_pid = st->pid;
   have_rec = watcher_record_read (dirfd, STATE_RECORD, &rec, &tmp) == 0;
   verdict_input_record (&src, have_rec ? &rec : NULL,
                         have_rec || (tmp && tmp->status == ENOENT) ? "the watcher left no record"

@@ -103,6 +103,7 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
         kmsg_reader_collect (&kmsg, &kev);
       verdict_input_init (&src, o->c.id, l->cg.memory_limit_enforced);
       verdict_input_monitor (&src, &mon, status, l->cg.path ? &kev : NULL);
+      src.in.init_pid = l->proc.pid;
       /* Under a shared lock: a `kill` that delivered init's signal has
        * recorded it before this read. */
       lifecycle_signals (l->dirfd, true, &src);

@@ -303,6 +303,17 @@ decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdic
       set_unknown (v, f, unattributed_why (ev));
       f->story = VERDICT_STORY_KILLED_UNKNOWN;
     }
+  else if (ev->cls == VERDICT_CLASS_NESTED && f->km.init_nested && !f->runtime_sent)
+    {
+      /* The kernel log names init as the victim of a nested cgroup's own
+       * limit (measured: init moved into a nested cgroup with a 16 MiB
+       * limit).  The container's process was OOM-killed, if not by the
+       * container's limit: oom.scope stays null, the message says whose. */
+      v->reason = VERDICT_OOM_KILLED;
+      v->oom_killed = VERDICT_TRUE;
+      v->killed_by = VERDICT_BY_NONE;
+      f->story = VERDICT_STORY_INIT_NESTED_OOM;
+    }
   else
     {
       v->oom_killed = VERDICT_FALSE;

@@ -459,6 +459,17 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       put (b, "container %s was killed by SIGKILL%s; whether by the OOM killer is unknown: %s", id,
            f->runtime_sent ? " sent by the runtime" : "", v->unknown_reason);
       break;
+    case VERDICT_STORY_INIT_NESTED_OOM:
+      put (b,
+           "container %s was OOM-killed: its init (pid %lld) lived in the nested cgroup `%s`, "
+           "whose own memory limit ran out (not the container's)",
+           id, (long long) in->init_pid, v->oom.oom_memcg[0] ? v->oom.oom_memcg : "?");
+      {
+        struct sbuf h = { v->hint, sizeof v->hint, 0 };
+        put (&h, "raise memory.max of the nested cgroup `%s`, or keep init in the container's own cgroup",
+             v->oom.oom_memcg[0] ? v->oom.oom_memcg : "?");
+      }
+      break;
     case VERDICT_STORY_KILLED_EITHER:
       put (b,
            "container %s was killed by SIGKILL; whether by the runtime or the OOM killer is "

@@ -185,6 +185,9 @@ struct verdict_input
   /* The kernel log's OOM records about the container (kmsg.h), NULL when
    * no reader was armed. */
   const struct kmsg_evidence *kmsg;
+  /* init's pid as the kernel log prints it (the initial pid namespace), 0
+   * when unknown: a kernel-log victim with this pid is init itself. */
+  int64_t init_pid;
   /* The container's cgroup as the kernel names it in those records (the
    * kmsg reader's cgroup: from the root of the cgroup2 hierarchy), NULL
    * when not known: the records are then not used. */

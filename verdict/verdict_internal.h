@@ -70,6 +70,7 @@ struct verdict_kmsg_facts
   uint64_t own, ancestor, nested; /* kills by C's limit, an ancestor's or the host's, a nested one's */
   const struct kmsg_oom_kill *first; /* the first kill of the container's, or NULL */
   size_t first_victim;               /* its entry in verdict.oom.victims */
+  bool init_nested; /* init itself was a victim of a nested cgroup's limit */
 };
 
 /* The counters as deltas final - baseline, and what they say. */
@@ -100,6 +101,7 @@ enum verdict_story
   VERDICT_STORY_KILLED_UNKNOWN,      /* SIGKILL; whether by the OOM killer is unknown */
   VERDICT_STORY_KILLED_EITHER,       /* SIGKILL from the runtime or one-by-one OOM kills */
   VERDICT_STORY_KILLED_NOT_OOM,      /* SIGKILL, not an OOM kill */
+  VERDICT_STORY_INIT_NESTED_OOM,     /* init OOM-killed in a nested cgroup, by its limit */
   VERDICT_STORY_RUNTIME_UNKNOWN,     /* no status: the runtime's SIGKILL, counters unknown */
   VERDICT_STORY_RUNTIME_NO_OOM,      /* no status: the runtime's SIGKILL, no OOM kill of its own */
   VERDICT_STORY_RUNTIME_EITHER,      /* no status: the runtime's SIGKILL and one-by-one kills */

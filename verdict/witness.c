@@ -67,7 +67,12 @@ read_kills (const struct verdict_input *in, struct verdict *v, struct verdict_km
       else if (strcmp (x->oom_memcg, cg) == 0)
         km->own++;
       else
-        km->nested++;
+        {
+          km->nested++;
+          /* Which process went is the log's alone to say: init itself,
+           * living in a nested cgroup, is no "kill from outside". */
+          km->init_nested |= in->init_pid > 0 && x->pid == in->init_pid;
+        }
       if (km->own + km->ancestor > 0 && km->first == NULL)
         {
           km->first = x;

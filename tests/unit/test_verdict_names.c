@@ -83,9 +83,40 @@ test_names (void)
   }
 }
 
+/* init itself as the victim of a nested cgroup's own limit: only the
+ * kernel log can say which process went; the counters see a nested kill. */
+static void
+test_init_nested (void)
+{
+  struct cg_snapshot base, fin;
+  struct kmsg_evidence km;
+  struct verdict v;
+  struct verdict_input in = { .container_id = "c", .memory_limit_enforced = true,
+                              .baseline = &base, .final = &fin, .have_status = true,
+                              .status = SIGKILL, .kmsg = &km, .kmsg_cgroup = "/shim/c1",
+                              .init_pid = 4121 };
+
+  make_snap (&base, (struct cnt) Z, (struct cnt) Z, S_BOTH);
+  make_snap (&fin, (struct cnt) Z, (struct cnt){ 1, 1, 0 }, S_BOTH);
+  make_kmsg (&km, K_NESTED);
+  verdict_compute (&in, &v);
+  is_int (v.reason, VERDICT_OOM_KILLED, "init killed by a nested cgroup's limit: OOMKilled");
+  is_int (v.oom_killed, VERDICT_TRUE, "... oom_killed true");
+  is_int (v.killed_by, VERDICT_BY_NONE, "... never killed from outside");
+  is_int (v.oom.scope, VERDICT_SCOPE_NONE, "... not the container's limit: scope null");
+  ok (strstr (v.message, "nested cgroup `leaf`") != NULL, "the message says whose limit: %s", v.message);
+
+  in.init_pid = 4122;
+  verdict_compute (&in, &v);
+  is_int (v.reason, VERDICT_KILLED, "another process was the nested victim: init was killed");
+  is_int (v.killed_by, VERDICT_BY_OUTSIDE, "... from outside, as the counters and the log agree");
+  is_int (v.oom_killed, VERDICT_FALSE, "... not an OOM kill");
+}
+
 int
 main (void)
 {
   test_names ();
+  test_init_nested ();
   return done_testing ();
 }
