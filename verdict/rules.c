@@ -73,6 +73,71 @@ ancestor_proves_none (const struct verdict_input *in)
   return b->events.oom_kill == a->events.oom_kill;
 }
 
+static const struct cg_snapshot *
+v1_counters_of (const struct cg_snapshot *s)
+{
+  return s && (s->have & CG_SNAP_V1) && (s->have & CG_SNAP_EVENTS_LOCAL)
+                 && (s->events_local.have & CG_EV_OOM_KILL)
+             ? s
+             : NULL;
+}
+
+/* cgroup v1 (verdict.h): C's own oom_kill and failcnt; there is no OOM
+ * event count and no tree count. */
+static void
+read_counters_v1 (const struct verdict_input *in, struct verdict_evidence *ev)
+{
+  static const struct cg_snapshot zero;
+  const struct cg_snapshot *fin = v1_counters_of (in->final) ?: v1_counters_of (in->at_oom);
+  const struct cg_snapshot *base = v1_counters_of (in->baseline) ?: &zero;
+  const struct cg_memory_events *fl, *bl;
+
+  ev->v1 = true;
+  if (fin == NULL)
+    {
+      ev->why = VERDICT_WHY_EVENTS_UNREADABLE;
+      return;
+    }
+  if (base != &zero && recreated (base, fin))
+    {
+      ev->why = VERDICT_WHY_RECREATED;
+      return;
+    }
+  fl = &fin->events_local;
+  bl = &base->events_local;
+  if (!delta (fl, bl, CG_EV_OOM_KILL, fl->oom_kill, bl->oom_kill, &ev->l_kill, ev))
+    return;
+  /* failcnt counts failed charges of C's memory counter; measured on 6.18
+   * with memory.memsw.limit_in_bytes equal to the limit (as shim sets it
+   * without swap): memhog OOM-killed by C's limit, memory.failcnt and
+   * memory.memsw.failcnt both stayed 0.  So a rise says C's limit was hit,
+   * no rise says nothing: not "the limit was never reached". */
+  ev->l_max_known = delta (fl, bl, CG_EV_MAX, fl->max, bl->max, &ev->l_max, ev) && ev->l_max > 0;
+  ev->why = VERDICT_WHY_NONE;
+  ev->t_kill = ev->l_kill;
+  if (base == &zero && ev->l_kill > 0)
+    {
+      ev->why = VERDICT_WHY_NO_BASELINE;
+      return;
+    }
+  /* No kill of C's own tasks proves nothing about nested cgroups' tasks. */
+  if (ev->l_kill == 0
+      && ((in->final && (in->final->have & CG_SNAP_V1) && in->final->v1_nested)
+          || (in->at_oom && (in->at_oom->have & CG_SNAP_V1) && in->at_oom->v1_nested)))
+    {
+      ev->why = VERDICT_WHY_V1_NESTED;
+      return;
+    }
+  ev->known = true;
+}
+
+static bool
+v1_snapshots (const struct verdict_input *in)
+{
+  const struct cg_snapshot *all[] = { in->final, in->at_oom, in->baseline };
+  return with_bit (all, 3, CG_SNAP_V1) != NULL;
+}
+
 static void
 read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
 {
@@ -87,6 +152,11 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
   bool ok;
 
   ev->known = false;
+  if (v1_snapshots (in))
+    {
+      read_counters_v1 (in, ev);
+      return;
+    }
   if (fin == NULL)
     {
       if (ancestor_proves_none (in))
@@ -190,6 +260,17 @@ classify (struct verdict_evidence *ev)
   ev->group_kill = VERDICT_NULL;
   ev->decisive = false;
   ev->as_group = false;
+  if (ev->v1)
+    {
+      /* No group kill on v1: every kill is one by one.  Whose limit ran
+       * out: C's when failcnt rose; else unknown (null) unless the kernel
+       * log names it (witness.c). */
+      ev->cls = ev->l_kill > 0 ? VERDICT_CLASS_BELONGS : VERDICT_CLASS_NONE;
+      ev->kills = ev->l_kill;
+      if (ev->l_kill > 0 && ev->l_max_known)
+        ev->scope = VERDICT_SCOPE_CONTAINER;
+      return;
+    }
   /* C's own limit with victims only in nested leaves: on a kernel that
    * counts group kills, a group kill shows in local oom_group_kill, so
    * without it these were one-by-one kills (or a kill -9 after an OOM event

@@ -212,6 +212,12 @@ why_text (const struct verdict_input *in, const struct verdict *v, const struct 
                 "in nested cgroups, and %s",
                 kmsg_state (&f->km));
       break;
+    case VERDICT_WHY_V1_NESTED:
+      snprintf (buf, len,
+                "the container's cgroup v1 memory cgroup has nested cgroups, whose OOM kills its "
+                "counters do not show, and %s",
+                kmsg_state (&f->km));
+      break;
     case VERDICT_WHY_DISAGREE:
       counters_said (&f->counters, a, sizeof a);
       kmsg_said (v, &f->km, b, sizeof b);

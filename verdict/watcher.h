@@ -61,7 +61,7 @@ struct watcher
   struct kmsg_evidence kmsg_ev;
 };
 #define WATCHER_INIT                                                                               \
-  { .m = { .cgroup_fd = -1, .events_fd = -1 }, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, \
+  { .m = { .cgroup_fd = -1, .memory_fd = -1, .events_fd = -1 }, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, \
     .ancestor_fd = -1, .kmsg = { .fd = -1 } }
 
 /* Arm on the cgroup CGROUP_FD (not taken; it must stay open until
