@@ -72,6 +72,12 @@ struct watcher
  * (NULL: no kernel log). */
 int watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels,
                  const char *kernel_path, shim_error_t *err);
+/* The same for the container's cgroup CG (borrowed, open until
+ * watcher_spawn): on cgroup v1 the snapshots come from its v1 memory
+ * cgroup (monitor_init_v1), with cgroup.events from the unified one. */
+struct cgroup;
+int watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned ancestor_levels,
+                        const char *kernel_path, shim_error_t *err);
 void watcher_release (struct watcher *w);
 
 /* How the watcher behaves, all chosen by its caller. */
