@@ -72,3 +72,66 @@ verdict_field() {
 	# From the v1 counters as well as the kernel log.
 	assert_eq "$(verdict_field .witnesses)" '["counters","kmsg"]'
 }
+
+# state_verdict FILTER: of the verdict in `shim state`'s annotations.
+state_verdict() {
+	shim state "$ID" | jq -r '.annotations["io.github.shim.verdict"]' | jq -c "$1"
+}
+
+# create_under_subreaper: `shim create` as a child of tests/helpers/subreaper,
+# which inherits init and reaps it at once, as conmon does (so the watcher
+# learns init's status from the kernel); $REAPER_PID.  As in
+# lifecycle_exit_status.bats.
+create_under_subreaper() {
+	env SHIM_TEST_TAG="$TAG" "$REPO/tests/helpers/subreaper" "$SHIM_BIN" --root "$STATE" create \
+		--bundle "$BUNDLE" --pid-file "$T/pid" "$ID" 3>&- &
+	REAPER_PID=$!
+	timeout 10 sh -c 'until [ -s "$1" ]; do sleep 0.05; done' _ "$T/pid"
+}
+
+# wait_recorded: until create's watcher wrote its last record (bounded).
+wait_recorded() {
+	timeout 20 sh -c 'until [ "$(jq -r .ended "$1" 2>/dev/null)" = true ]; do sleep 0.05; done' \
+		_ "$STATE/$ID/record.json"
+}
+
+@test "v1: create, start, kill -9 from outside, delete: the state's verdict says Killed, oom_killed false" {
+	cfg '.linux.resources.memory = {limit: 67108864}'
+	sh_cmd 'exec sleep 1000'
+	create_under_subreaper
+	shim start "$ID"
+	kill -9 "$(cat "$T/pid")"
+	wait "$REAPER_PID"
+	wait_recorded
+	# The watcher read the v1 memory cgroup: no OOM kill counted.
+	assert_eq "$(jq -c .last.cgroup_v1 "$STATE/$ID/record.json")" true "the record's snapshot is v1"
+	assert_eq "$(shim state "$ID" | jq -r '.annotations["io.github.shim.oom-killed"]')" false
+	assert_eq "$(state_verdict .oom_killed)" false
+	assert_eq "$(state_verdict .witnesses)" '["counters","kmsg"]'
+	if kernel_keeps_exit_status; then
+		assert_eq "$(state_verdict .reason)" '"Killed"'
+		assert_eq "$(state_verdict .killed_by)" '"outside"'
+	fi
+	run --separate-stderr shim delete "$ID"
+	assert_status 0
+}
+
+@test "v1: create, start, memhog over its limit: the state's verdict says OOMKilled" {
+	make_bundle memhog
+	create_under_subreaper
+	shim start "$ID"
+	wait "$REAPER_PID"
+	wait_recorded
+	if kernel_keeps_exit_status; then
+		assert_eq "$(state_verdict .reason)" '"OOMKilled"'
+		assert_eq "$(state_verdict .oom_killed)" true
+	else
+		# One by one on v1: init may have survived a kill it did not see.
+		assert_eq "$(state_verdict .oom_killed)" null
+	fi
+	assert_eq "$(state_verdict .memory_limit)" 67108864
+	assert_eq "$(state_verdict .witnesses)" '["counters","kmsg"]'
+	assert_eq "$(state_verdict '.oom.victims[0].command')" '"memhog"'
+	run --separate-stderr shim delete "$ID"
+	assert_status 0
+}
