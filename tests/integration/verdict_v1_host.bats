@@ -41,6 +41,16 @@ verdict_field() {
 	assert_eq "$(verdict_field .witnesses)" '["counters","kmsg"]'
 }
 
+@test "v1: run reads the counters when the OOM happens (the eventfd), not only after init died" {
+	make_bundle memhog
+	run --separate-stderr shim --debug run --bundle "$BUNDLE" "$ID"
+	assert_status 137
+	# One snapshot on the OOM notification, one after init's exit.
+	local n
+	n=$(grep -c "cgroup update: memory.events.local" <<<"$stderr")
+	[ "$n" -ge 2 ]
+}
+
 @test "v1: init killed with kill -9 from outside is Killed by outside, not an OOM kill" {
 	share_dir
 	cfg '.linux.resources.memory = {limit: 67108864}'
