@@ -118,14 +118,16 @@
  *       survived a one-by-one kill), even for an ancestor's kill (no group
  *       kill on v1).  The kernel log seeing no kill: they disagree, null.
  *       oom_kill unchanged: no task of C's was OOM-killed.  Tasks of nested
- *       v1 cgroups would not be counted, but a container cannot make one
- *       here (its /sys/fs/cgroup v1 hierarchies are not writable to it, and
- *       shim does not delegate v1 cgroups), so this is "no OOM kill":
- *       init dead of SIGKILL from outside is Killed, killed_by outside,
- *       oom_killed false.  Should C's memory directory have
- *       subdirectories when it is read (cgroup_v1.nested in the snapshot),
- *       the counters are unknown (VERDICT_WHY_V1_NESTED): the kernel log
- *       decides, else oom_killed null.
+ *       v1 cgroups would not be counted, but a container does not get to
+ *       make one: the config mounts /sys/fs/cgroup read-only (the examples,
+ *       runc's spec) and shim delegates no v1 cgroup, so this is "no OOM
+ *       kill": init dead of SIGKILL from outside is Killed, killed_by
+ *       outside, oom_killed false.  A config that gives the container a
+ *       writable v1 hierarchy could: when C's memory directory has
+ *       subdirectories at a read (cgroup_v1.nested in the snapshot), the
+ *       counters are unknown (VERDICT_WHY_V1_NESTED): the kernel log
+ *       decides, else oom_killed null.  (A nested cgroup made and removed
+ *       between two reads is not seen: the limit of this rule.)
  *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
  *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
  *     or unknown), oom.max_events (delta of memory.events.local `max`: how
