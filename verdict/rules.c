@@ -82,6 +82,45 @@ v1_counters_of (const struct cg_snapshot *s)
              : NULL;
 }
 
+/* Whether the final counters FIN (NULL: missing) can be compared with the
+ * baseline BASE (NULL: none); when not, ev says why, or is known from the
+ * surviving ancestor. */
+static bool
+usable_pair (const struct verdict_input *in, const struct cg_snapshot *fin, const struct cg_snapshot *base,
+             struct verdict_evidence *ev)
+{
+  if (fin == NULL)
+    {
+      if (ancestor_proves_none (in))
+        {
+          ev->known = ev->by_ancestor = true;
+          return false;
+        }
+      ev->why = in->final || in->at_oom ? VERDICT_WHY_EVENTS_UNREADABLE : VERDICT_WHY_NO_SNAPSHOT;
+      return false;
+    }
+  /* Removed and made again under the same path: its counters started
+   * again from 0 and may even have passed the baseline's. */
+  if (base && recreated (base, fin))
+    {
+      ev->why = VERDICT_WHY_RECREATED;
+      return false;
+    }
+  return true;
+}
+
+/* The last v1 snapshots saw subdirectories (nested cgroups) in C's. */
+static bool
+v1_nested_seen (const struct verdict_input *in)
+{
+  const struct cg_snapshot *s[] = { in->final, in->at_oom };
+
+  for (size_t i = 0; i < 2; i++)
+    if (s[i] && (s[i]->have & CG_SNAP_V1) && s[i]->v1_nested)
+      return true;
+  return false;
+}
+
 /* cgroup v1 (verdict.h): C's own oom_kill and failcnt; there is no OOM
  * event count and no tree count. */
 static void
@@ -93,20 +132,15 @@ read_counters_v1 (const struct verdict_input *in, struct verdict_evidence *ev)
   const struct cg_memory_events *fl, *bl;
 
   ev->v1 = true;
-  if (fin == NULL)
-    {
-      ev->why = VERDICT_WHY_EVENTS_UNREADABLE;
-      return;
-    }
-  if (base != &zero && recreated (base, fin))
-    {
-      ev->why = VERDICT_WHY_RECREATED;
-      return;
-    }
+  if (!usable_pair (in, fin, base == &zero ? NULL : base, ev))
+    return;
   fl = &fin->events_local;
   bl = &base->events_local;
   if (!delta (fl, bl, CG_EV_OOM_KILL, fl->oom_kill, bl->oom_kill, &ev->l_kill, ev))
-    return;
+    {
+      ev->why = ev->why == VERDICT_WHY_NONE ? VERDICT_WHY_NO_COUNTER : ev->why;
+      return;
+    }
   /* failcnt counts failed charges of C's memory counter; measured on 6.18
    * with memory.memsw.limit_in_bytes equal to the limit (as shim sets it
    * without swap): memhog OOM-killed by C's limit, memory.failcnt and
@@ -121,14 +155,8 @@ read_counters_v1 (const struct verdict_input *in, struct verdict_evidence *ev)
       return;
     }
   /* No kill of C's own tasks proves nothing about nested cgroups' tasks. */
-  if (ev->l_kill == 0
-      && ((in->final && (in->final->have & CG_SNAP_V1) && in->final->v1_nested)
-          || (in->at_oom && (in->at_oom->have & CG_SNAP_V1) && in->at_oom->v1_nested)))
-    {
-      ev->why = VERDICT_WHY_V1_NESTED;
-      return;
-    }
-  ev->known = true;
+  ev->known = ev->l_kill > 0 || !v1_nested_seen (in);
+  ev->why = ev->known ? VERDICT_WHY_NONE : VERDICT_WHY_V1_NESTED;
 }
 
 static bool
@@ -157,23 +185,8 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
       read_counters_v1 (in, ev);
       return;
     }
-  if (fin == NULL)
-    {
-      if (ancestor_proves_none (in))
-        {
-          ev->known = ev->by_ancestor = true;
-          return;
-        }
-      ev->why = in->final || in->at_oom ? VERDICT_WHY_EVENTS_UNREADABLE : VERDICT_WHY_NO_SNAPSHOT;
-      return;
-    }
-  /* Removed and made again under the same path: its counters started
-   * again from 0 and may even have passed the baseline's. */
-  if (base != &zero && recreated (base, fin))
-    {
-      ev->why = VERDICT_WHY_RECREATED;
-      return;
-    }
+  if (!usable_pair (in, fin, base == &zero ? NULL : base, ev))
+    return;
   fl = &fin->events_local;
   bl = &base->events_local;
   if (!(fin->have & CG_SNAP_EVENTS_LOCAL))

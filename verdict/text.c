@@ -207,15 +207,13 @@ why_text (const struct verdict_input *in, const struct verdict *v, const struct 
                           "(its id changed), so its OOM counters do not count from the baseline");
       break;
     case VERDICT_WHY_LOCALEVENTS:
-      snprintf (buf, len,
-                "the cgroup2 mount has memory_localevents, so its counters do not show OOM kills "
-                "in nested cgroups, and %s",
-                kmsg_state (&f->km));
-      break;
     case VERDICT_WHY_V1_NESTED:
-      snprintf (buf, len,
-                "the container's cgroup v1 memory cgroup has nested cgroups, whose OOM kills its "
-                "counters do not show, and %s",
+      snprintf (buf, len, "%s, and %s",
+                why == VERDICT_WHY_LOCALEVENTS
+                    ? "the cgroup2 mount has memory_localevents, so its counters do not show OOM "
+                      "kills in nested cgroups"
+                    : "the container's cgroup v1 memory cgroup has nested cgroups, whose OOM kills "
+                      "its counters do not show",
                 kmsg_state (&f->km));
       break;
     case VERDICT_WHY_DISAGREE:
