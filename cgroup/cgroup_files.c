@@ -533,6 +533,14 @@ cg_snapshot_gen (yajl_gen g, const struct cg_snapshot *s, shim_error_t *err)
   PART (CG_SNAP_ID, gen_u64 (g, s->cgroup_id));
   JSON_TRY (st, json_gen_str (g, "memory_localevents"));
   PART (CG_SNAP_LOCALEVENTS, yajl_gen_bool (g, s->localevents));
+  /* Only in v1 snapshots: a v2 snapshot's JSON stays as it was. */
+  if (s->have & CG_SNAP_V1)
+    {
+      JSON_TRY (st, json_gen_str (g, "cgroup_v1"));
+      JSON_TRY (st, yajl_gen_bool (g, 1));
+      JSON_TRY (st, json_gen_str (g, "cgroup_v1.nested"));
+      JSON_TRY (st, yajl_gen_bool (g, s->v1_nested));
+    }
   JSON_TRY (st, yajl_gen_map_close (g));
 #undef PART
 
@@ -711,6 +719,18 @@ cg_snapshot_from_tree (yajl_val node, const char *what, struct cg_snapshot *s, s
         return shim_error (err, 0, "`%s`: `memory_localevents` is not a boolean", what);
       s->localevents = YAJL_IS_TRUE (v);
       s->have |= CG_SNAP_LOCALEVENTS;
+    }
+  if (PRESENT ("cgroup_v1") && YAJL_IS_TRUE (v))
+    {
+      s->have |= CG_SNAP_V1;
+      if (PRESENT ("cgroup_v1.nested"))
+        {
+          if (!YAJL_IS_TRUE (v) && !YAJL_IS_FALSE (v))
+            return shim_error (err, 0, "`%s`: `cgroup_v1.nested` is not a boolean", what);
+          s->v1_nested = YAJL_IS_TRUE (v);
+        }
+      else
+        s->v1_nested = true; /* unknown: assume the worst */
     }
 #undef PRESENT
   return 0;

@@ -99,6 +99,10 @@ bool cg_events_fd_ended (int cgroup_events_fd);
 #define CG_SNAP_OOM_GROUP (1u << 7)   /* oom_group: memory.oom.group */
 #define CG_SNAP_ID (1u << 8)          /* cgroup_id: the directory's inode number */
 #define CG_SNAP_LOCALEVENTS (1u << 9) /* localevents: the mount's option is known */
+/* v1: read from a cgroup v1 memory directory (cgroup_v1_snapshot_read): its
+ * counters are the cgroup's own only (events_local: oom_kill from
+ * memory.oom_control, max from memory.failcnt; no oom, no tree counts). */
+#define CG_SNAP_V1 (1u << 10)
 struct cg_snapshot
 {
   unsigned have;
@@ -116,6 +120,9 @@ struct cg_snapshot
   /* The cgroup2 mount has memory_localevents: memory.events then counts
    * only the cgroup's own events, like memory.events.local. */
   bool localevents;
+  /* CG_SNAP_V1: the v1 memory cgroup had subdirectories (nested cgroups,
+   * whose kills its own counters do not count) when it was read. */
+  bool v1_nested;
 };
 
 /* Read every file above from an open cgroup directory.  ENOENT marks a part

@@ -13,6 +13,7 @@
  * descendants. */
 #include "cgroup/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -156,6 +157,29 @@ v1_limit (uint64_t v)
   return v >= V1_UNLIMITED_FROM ? CG_UNLIMITED : v;
 }
 
+/* Whether the memory cgroup has a subdirectory (a nested cgroup): v1
+ * counters count only the cgroup's own tasks, so kills in one are invisible.
+ * Unreadable: assume there is one (the verdict then says null, not false). */
+static bool
+has_subdir (int dirfd)
+{
+  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *e;
+  bool found = false;
+
+  if (d == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return true;
+    }
+  while (!found && (e = readdir (d)) != NULL)
+    found = e->d_type == DT_DIR && strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0;
+  closedir (d);
+  return found;
+}
+
 int
 cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snapshot *out, struct cgroup_v1_oom *oom,
                          shim_error_t *err)
@@ -206,6 +230,11 @@ cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snapshot
     {
       out->cgroup_id = (uint64_t) sb.st_ino;
       out->have |= CG_SNAP_ID;
+    }
+  if (out->have & CG_SNAP_EVENTS_LOCAL)
+    {
+      out->have |= CG_SNAP_V1;
+      out->v1_nested = has_subdir (memory_dirfd);
     }
   if (unified_dirfd >= 0)
     {

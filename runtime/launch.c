@@ -257,7 +257,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     {
       /* The parent: its last read comes when the container's cgroup has
        * emptied, before anything of ours is removed. */
-      if (watcher_arm (&l->watcher, l->cg.dirfd, 1, l->cg.path, err) < 0)
+      if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, l->cg.path, err) < 0)
         return shim_error_prefix (err, "arm the watcher");
       l->watcher_armed = true;
     }

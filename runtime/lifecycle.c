@@ -128,7 +128,7 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
   shim_error_release (&tmp);
   /* The cgroup, while it is still there, is newer than any record (init
    * has died: the container is stopped). */
-  if (cg->dirfd >= 0 && src.in.baseline && cg_snapshot_read (cg->dirfd, &now, &tmp) == 0
+  if (cg->dirfd >= 0 && src.in.baseline && cgroup_snapshot (cg, &now, &tmp) == 0
       && (now.have & CG_SNAP_EVENTS_LOCAL))
     verdict_input_live (&src, NULL, &now);
   shim_error_release (&tmp);

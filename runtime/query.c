@@ -329,7 +329,7 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
         return 0;
       }
   }
-  if (cg_snapshot_read (r.cg.dirfd, &base, err) < 0)
+  if (cgroup_snapshot (&r.cg, &base, err) < 0)
     return -1;
   local = openat (r.cg.dirfd, "memory.events.local", O_RDONLY | O_CLOEXEC);
   cgev = openat (r.cg.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
@@ -362,7 +362,7 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
         if (pread (cgev, ack, sizeof (ack), 0) < 0)
           return 0;
       }
-      if (cg_snapshot_read (r.cg.dirfd, &now, &tmp) < 0 || !(now.have & CG_SNAP_CGROUP_EVENTS))
+      if (cgroup_snapshot (&r.cg, &now, &tmp) < 0 || !(now.have & CG_SNAP_CGROUP_EVENTS))
         {
           shim_error_release (&tmp);
           return 0;

@@ -72,7 +72,7 @@ static int
 run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, struct launch *l,
                 int *exit_code, shim_error_t *err)
 {
-  __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .events_fd = -1 };
+  __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .memory_fd = -1, .events_fd = -1 };
   __attribute__ ((cleanup (cleanup_kmsgp))) struct kmsg_reader kmsg = { .fd = -1 };
   struct kmsg_evidence kev = { 0 };
   struct verdict_sources src;
@@ -83,7 +83,7 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
 
   /* The baseline and the kernel log's position before init exists: what
    * either shows from now on is this container's. */
-  ret = monitor_init (&mon, l->cg.dirfd, err);
+  ret = monitor_init_cgroup (&mon, &l->cg, err);
   if (ret == 0 && l->cg.path)
     kmsg_reader_open (&kmsg, l->cg.path, &kev);
   if (ret == 0)

@@ -135,7 +135,7 @@ supervise_wait (struct container_proc *proc, int sigfd, struct monitor *mon, int
       struct pollfd pfd[5] = {
         { .fd = proc->pidfd, .events = POLLIN },
         { .fd = sigfd, .events = POLLIN },
-        { .fd = mon ? monitor_fd (mon) : -1, .events = POLLPRI },
+        { .fd = mon ? monitor_fd (mon) : -1, .events = mon ? monitor_poll_events (mon) : POLLPRI },
         { .fd = master, .events = POLLIN },
         { .fd = in, .events = POLLIN },
       };
@@ -145,7 +145,7 @@ supervise_wait (struct container_proc *proc, int sigfd, struct monitor *mon, int
             continue;
           return shim_error_errno (err, "poll");
         }
-      if (pfd[2].revents & (POLLPRI | POLLERR))
+      if (pfd[2].revents & (POLLPRI | POLLIN | POLLERR))
         {
           shim_error_t tmp = NULL;
           /* The evidence is taken now: the OOM may be followed by the

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "common/log.h"
 #include "common/util.h"
 
@@ -38,13 +40,38 @@ log_snapshot (const char *when, const struct cg_snapshot *s)
            !(s->have & CG_SNAP_MAX) ? -1LL : s->memory_max == CG_UNLIMITED ? 0LL : (long long) s->memory_max);
 }
 
+static int
+snapshot (const struct monitor *m, struct cg_snapshot *s, shim_error_t *err)
+{
+  if (m->v1)
+    return cgroup_v1_snapshot_read (m->memory_fd, m->cgroup_fd, s, NULL, err);
+  return cg_snapshot_read (m->cgroup_fd, s, err);
+}
+
+int
+monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t *err)
+{
+  *m = (struct monitor){ .cgroup_fd = unified_fd, .memory_fd = memory_fd, .v1 = true, .events_fd = -1 };
+  if (snapshot (m, &m->baseline, err) < 0)
+    return -1;
+  m->have_baseline = true;
+  log_snapshot ("baseline (v1)", &m->baseline);
+  if (m->baseline.have & CG_SNAP_EVENTS_LOCAL)
+    {
+      m->events_fd = cgroup_v1_oom_eventfd (memory_fd, err);
+      if (m->events_fd < 0)
+        return -1;
+    }
+  return 0;
+}
+
 int
 monitor_init (struct monitor *m, int cgroup_fd, shim_error_t *err)
 {
-  *m = (struct monitor){ .cgroup_fd = cgroup_fd, .events_fd = -1 };
+  *m = (struct monitor){ .cgroup_fd = cgroup_fd, .memory_fd = cgroup_fd, .events_fd = -1 };
   if (cgroup_fd < 0)
     return 0;
-  if (cg_snapshot_read (cgroup_fd, &m->baseline, err) < 0)
+  if (snapshot (m, &m->baseline, err) < 0)
     return -1;
   m->have_baseline = true;
   log_snapshot ("baseline", &m->baseline);
@@ -64,20 +91,43 @@ monitor_fd (const struct monitor *m)
 }
 
 int
+monitor_init_cgroup (struct monitor *m, const struct cgroup *cg, shim_error_t *err)
+{
+  int mem = cgroup_memory_dirfd (cg);
+
+  /* The memory directory differs from the cgroup's exactly when the v1
+   * manager keeps the limits in the v1 hierarchies. */
+  if (mem >= 0 && mem != cg->dirfd)
+    return monitor_init_v1 (m, mem, cg->mountfd >= 0 ? cg->dirfd : -1, err);
+  return monitor_init (m, cg->dirfd, err);
+}
+
+short
+monitor_poll_events (const struct monitor *m)
+{
+  return m->v1 ? POLLIN : POLLPRI;
+}
+
+int
 monitor_update (struct monitor *m, shim_error_t *err)
 {
   struct cg_snapshot s;
   char ack[512];
+  uint64_t count;
 
-  if (m->cgroup_fd < 0)
+  if (m->memory_fd < 0)
     return 0;
+  /* The eventfd stays readable until its counter is read (non-blocking: a
+   * read with nothing pending is EAGAIN). */
+  if (m->v1 && m->events_fd >= 0)
+    (void) !read (m->events_fd, &count, sizeof count);
   /* kernfs keeps reporting POLLPRI until the change has been read through
    * the polled fd itself: without this read, poll(2) on events_fd returns at
    * once forever.  Read before the snapshot, so that a change during it wakes
    * the caller again. */
-  if (m->events_fd >= 0 && pread (m->events_fd, ack, sizeof ack, 0) < 0 && errno == ENODEV)
+  if (!m->v1 && m->events_fd >= 0 && pread (m->events_fd, ack, sizeof ack, 0) < 0 && errno == ENODEV)
     return shim_error_plain (err, ENOENT, "the cgroup was removed");
-  if (cg_snapshot_read (m->cgroup_fd, &s, err) < 0)
+  if (snapshot (m, &s, err) < 0)
     return -1;
   /* Files of a removed cgroup read as absent (ENOENT): that is no evidence,
    * and must not replace the last real snapshot. */

@@ -16,6 +16,11 @@
 struct monitor
 {
   int cgroup_fd; /* borrowed */
+  /* cgroup v1 (monitor_init_v1): memory_fd is the v1 memory directory
+   * (borrowed) the snapshots are read from, with cgroup_fd the unified
+   * tracking cgroup or -1; events_fd is then an OOM eventfd (POLLIN). */
+  bool v1;
+  int memory_fd;
   int events_fd; /* memory.events.local, polled for POLLPRI; -1 without */
   bool have_baseline, have_last, have_fullest;
   struct cg_snapshot baseline;
@@ -29,8 +34,21 @@ struct monitor
  * inert and the verdict says the counters are unknown. */
 int monitor_init (struct monitor *m, int cgroup_fd, shim_error_t *err);
 
-/* The fd to poll for POLLPRI, or -1. */
+/* The same on cgroup v1: snapshots from MEMORY_FD, the v1 memory
+ * directory (cgroup_v1_snapshot_read, counters marked CG_SNAP_V1), with
+ * cgroup.events from UNIFIED_FD (-1: none); OOMs are notified through an
+ * eventfd registered in cgroup.event_control. */
+int monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t *err);
+
+/* monitor_init or monitor_init_v1, as the container's cgroup CG is
+ * managed (borrowed: CG outlives the monitor). */
+struct cgroup;
+int monitor_init_cgroup (struct monitor *m, const struct cgroup *cg, shim_error_t *err);
+
+/* The fd to poll, or -1, and the poll events to ask for: POLLPRI on
+ * memory.events.local (v2), POLLIN on the eventfd (v1). */
 int monitor_fd (const struct monitor *m);
+short monitor_poll_events (const struct monitor *m);
 
 /* Read a snapshot now (on an event, and once more when init has exited). */
 int monitor_update (struct monitor *m, shim_error_t *err);

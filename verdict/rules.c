@@ -73,6 +73,99 @@ ancestor_proves_none (const struct verdict_input *in)
   return b->events.oom_kill == a->events.oom_kill;
 }
 
+static const struct cg_snapshot *
+v1_counters_of (const struct cg_snapshot *s)
+{
+  return s && (s->have & CG_SNAP_V1) && (s->have & CG_SNAP_EVENTS_LOCAL)
+                 && (s->events_local.have & CG_EV_OOM_KILL)
+             ? s
+             : NULL;
+}
+
+/* Whether the final counters FIN (NULL: missing) can be compared with the
+ * baseline BASE (NULL: none); when not, ev says why, or is known from the
+ * surviving ancestor. */
+static bool
+usable_pair (const struct verdict_input *in, const struct cg_snapshot *fin, const struct cg_snapshot *base,
+             struct verdict_evidence *ev)
+{
+  if (fin == NULL)
+    {
+      if (ancestor_proves_none (in))
+        {
+          ev->known = ev->by_ancestor = true;
+          return false;
+        }
+      ev->why = in->final || in->at_oom ? VERDICT_WHY_EVENTS_UNREADABLE : VERDICT_WHY_NO_SNAPSHOT;
+      return false;
+    }
+  /* Removed and made again under the same path: its counters started
+   * again from 0 and may even have passed the baseline's. */
+  if (base && recreated (base, fin))
+    {
+      ev->why = VERDICT_WHY_RECREATED;
+      return false;
+    }
+  return true;
+}
+
+/* The last v1 snapshots saw subdirectories (nested cgroups) in C's. */
+static bool
+v1_nested_seen (const struct verdict_input *in)
+{
+  const struct cg_snapshot *s[] = { in->final, in->at_oom };
+
+  for (size_t i = 0; i < 2; i++)
+    if (s[i] && (s[i]->have & CG_SNAP_V1) && s[i]->v1_nested)
+      return true;
+  return false;
+}
+
+/* cgroup v1 (verdict.h): C's own oom_kill and failcnt; there is no OOM
+ * event count and no tree count. */
+static void
+read_counters_v1 (const struct verdict_input *in, struct verdict_evidence *ev)
+{
+  static const struct cg_snapshot zero;
+  const struct cg_snapshot *fin = v1_counters_of (in->final) ?: v1_counters_of (in->at_oom);
+  const struct cg_snapshot *base = v1_counters_of (in->baseline) ?: &zero;
+  const struct cg_memory_events *fl, *bl;
+
+  ev->v1 = true;
+  if (!usable_pair (in, fin, base == &zero ? NULL : base, ev))
+    return;
+  fl = &fin->events_local;
+  bl = &base->events_local;
+  if (!delta (fl, bl, CG_EV_OOM_KILL, fl->oom_kill, bl->oom_kill, &ev->l_kill, ev))
+    {
+      ev->why = ev->why == VERDICT_WHY_NONE ? VERDICT_WHY_NO_COUNTER : ev->why;
+      return;
+    }
+  /* failcnt counts failed charges of C's memory counter; measured on 6.18
+   * with memory.memsw.limit_in_bytes equal to the limit (as shim sets it
+   * without swap): memhog OOM-killed by C's limit, memory.failcnt and
+   * memory.memsw.failcnt both stayed 0.  So a rise says C's limit was hit,
+   * no rise says nothing: not "the limit was never reached". */
+  ev->l_max_known = delta (fl, bl, CG_EV_MAX, fl->max, bl->max, &ev->l_max, ev) && ev->l_max > 0;
+  ev->why = VERDICT_WHY_NONE;
+  ev->t_kill = ev->l_kill;
+  if (base == &zero && ev->l_kill > 0)
+    {
+      ev->why = VERDICT_WHY_NO_BASELINE;
+      return;
+    }
+  /* No kill of C's own tasks proves nothing about nested cgroups' tasks. */
+  ev->known = ev->l_kill > 0 || !v1_nested_seen (in);
+  ev->why = ev->known ? VERDICT_WHY_NONE : VERDICT_WHY_V1_NESTED;
+}
+
+static bool
+v1_snapshots (const struct verdict_input *in)
+{
+  const struct cg_snapshot *all[] = { in->final, in->at_oom, in->baseline };
+  return with_bit (all, 3, CG_SNAP_V1) != NULL;
+}
+
 static void
 read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
 {
@@ -87,23 +180,13 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
   bool ok;
 
   ev->known = false;
-  if (fin == NULL)
+  if (v1_snapshots (in))
     {
-      if (ancestor_proves_none (in))
-        {
-          ev->known = ev->by_ancestor = true;
-          return;
-        }
-      ev->why = in->final || in->at_oom ? VERDICT_WHY_EVENTS_UNREADABLE : VERDICT_WHY_NO_SNAPSHOT;
+      read_counters_v1 (in, ev);
       return;
     }
-  /* Removed and made again under the same path: its counters started
-   * again from 0 and may even have passed the baseline's. */
-  if (base != &zero && recreated (base, fin))
-    {
-      ev->why = VERDICT_WHY_RECREATED;
-      return;
-    }
+  if (!usable_pair (in, fin, base == &zero ? NULL : base, ev))
+    return;
   fl = &fin->events_local;
   bl = &base->events_local;
   if (!(fin->have & CG_SNAP_EVENTS_LOCAL))
@@ -190,6 +273,17 @@ classify (struct verdict_evidence *ev)
   ev->group_kill = VERDICT_NULL;
   ev->decisive = false;
   ev->as_group = false;
+  if (ev->v1)
+    {
+      /* No group kill on v1: every kill is one by one.  Whose limit ran
+       * out: C's when failcnt rose; else unknown (null) unless the kernel
+       * log names it (witness.c). */
+      ev->cls = ev->l_kill > 0 ? VERDICT_CLASS_BELONGS : VERDICT_CLASS_NONE;
+      ev->kills = ev->l_kill;
+      if (ev->l_kill > 0 && ev->l_max_known)
+        ev->scope = VERDICT_SCOPE_CONTAINER;
+      return;
+    }
   /* C's own limit with victims only in nested leaves: on a kernel that
    * counts group kills, a group kill shows in local oom_group_kill, so
    * without it these were one-by-one kills (or a kill -9 after an OOM event

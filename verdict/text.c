@@ -207,9 +207,13 @@ why_text (const struct verdict_input *in, const struct verdict *v, const struct 
                           "(its id changed), so its OOM counters do not count from the baseline");
       break;
     case VERDICT_WHY_LOCALEVENTS:
-      snprintf (buf, len,
-                "the cgroup2 mount has memory_localevents, so its counters do not show OOM kills "
-                "in nested cgroups, and %s",
+    case VERDICT_WHY_V1_NESTED:
+      snprintf (buf, len, "%s, and %s",
+                why == VERDICT_WHY_LOCALEVENTS
+                    ? "the cgroup2 mount has memory_localevents, so its counters do not show OOM "
+                      "kills in nested cgroups"
+                    : "the container's cgroup v1 memory cgroup has nested cgroups, whose OOM kills "
+                      "its counters do not show",
                 kmsg_state (&f->km));
       break;
     case VERDICT_WHY_DISAGREE:
@@ -327,6 +331,12 @@ put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct ver
        in->have_status ? "" : " (its exit status was not known here)");
   if (ev->scope == VERDICT_SCOPE_CONTAINER)
     put (b, "it hit its %s%smemory limit", sz, sz[0] ? " " : "");
+  else if (ev->scope == VERDICT_SCOPE_NONE)
+    /* cgroup v1 without the kernel log: its counters do not say whose
+     * limit ran out (verdict.h). */
+    put (b, "the kernel killed a process in it; whether its own%s%s limit or a parent cgroup's "
+            "ran out is unknown (cgroup v1 counts no OOM events)",
+         sz[0] ? " " : "", sz);
   else
     put (b, "a parent cgroup's or the host's memory ran out, not its own%s%s limit",
          sz[0] ? " " : "", sz);

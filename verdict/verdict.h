@@ -98,6 +98,36 @@
  *     C's): oom_killed null with both accounts in the message.  Without a
  *     usable log the counters decide alone and the message says why the log
  *     did not help where that matters.
+ *   - cgroup v1 counters (a snapshot marked CG_SNAP_V1: a hybrid or v1
+ *     host, read from the container's v1 memory cgroup).  They are C's own
+ *     only: on v1 memcg_memory_event stops at the first cgroup, so
+ *     memory.oom_control's oom_kill counts kills of tasks in C itself,
+ *     whichever limit (C's, an ancestor's, the host's) ran out; there is no
+ *     OOM event count, no group kill and no hierarchical count.
+ *     memory.failcnt rising says C's limit was hit; it not rising says
+ *     nothing (measured on 6.18: memhog OOM-killed by C's limit with
+ *     memory.memsw.limit_in_bytes equal to the limit, as shim sets it
+ *     without swap, left failcnt and memsw.failcnt at 0), so max_events is
+ *     null unless it rose.  The rules:
+ *       oom_kill rose: an OOM kill of a task in C (class "belongs"), one by
+ *       one; scope "container" when failcnt rose, else null, unless the
+ *       kernel log names whose limit ran out (it then decides the scope).
+ *       With init dead of SIGKILL and no SIGKILL of the runtime's:
+ *       OOMKilled.  The runtime's SIGKILL too: Killed, oom_killed null.
+ *       Without a wait status: Unknown, oom_killed null (init may have
+ *       survived a one-by-one kill), even for an ancestor's kill (no group
+ *       kill on v1).  The kernel log seeing no kill: they disagree, null.
+ *       oom_kill unchanged: no task of C's was OOM-killed.  Tasks of nested
+ *       v1 cgroups would not be counted, but a container does not get to
+ *       make one: the config mounts /sys/fs/cgroup read-only (the examples,
+ *       runc's spec) and shim delegates no v1 cgroup, so this is "no OOM
+ *       kill": init dead of SIGKILL from outside is Killed, killed_by
+ *       outside, oom_killed false.  A config that gives the container a
+ *       writable v1 hierarchy could: when C's memory directory has
+ *       subdirectories at a read (cgroup_v1.nested in the snapshot), the
+ *       counters are unknown (VERDICT_WHY_V1_NESTED): the kernel log
+ *       decides, else oom_killed null.  (A nested cgroup made and removed
+ *       between two reads is not seen: the limit of this rule.)
  *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
  *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
  *     or unknown), oom.max_events (delta of memory.events.local `max`: how

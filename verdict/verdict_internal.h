@@ -39,6 +39,7 @@ enum verdict_why
   VERDICT_WHY_NOT_ENFORCED,
   VERDICT_WHY_RECREATED,   /* cgroup_id changed between baseline and final */
   VERDICT_WHY_LOCALEVENTS, /* memory_localevents: nested kills cannot be seen */
+  VERDICT_WHY_V1_NESTED,   /* cgroup v1 with nested cgroups: their kills cannot be seen */
   VERDICT_WHY_DISAGREE,    /* the counters and the kernel log disagree */
   /* The counters are known but do not settle it. */
   VERDICT_WHY_ONE_BY_ONE_TOO,       /* no status, the runtime's SIGKILL and one-by-one kills */
@@ -88,6 +89,7 @@ struct verdict_evidence
   bool oom_group; /* a snapshot says memory.oom.group=1 */
   bool as_group; /* killed as a group: oom_group_kill, or oom.group=1 on a kernel without it */
   bool localevents; /* the tree counters are C's own (memory_localevents) */
+  bool v1; /* cgroup v1 counters: C's own oom_kill and failcnt only */
   bool by_ancestor; /* known from the surviving ancestor's counters, C's were missing */
   bool ambiguous_nested; /* NESTED: an ancestor's kill is not ruled out */
   bool l_max_known;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "common/util.h"
 #include "verdict/init_exit.h"
 #include "verdict/input.h"
@@ -216,6 +217,16 @@ read_events_now (struct watch *x)
   struct monitor *m = &x->w->m;
   struct cg_memory_events local, tree;
 
+  /* cgroup v1: no event file to pread; a snapshot of the v1 memory files
+   * has the counters. */
+  if (m->v1)
+    {
+      shim_error_t tmp = NULL;
+      bool ok = monitor_update (m, &tmp) == 0;
+      shim_error_release (&tmp);
+      return ok;
+    }
+
   if (!pread_events (m->events_fd, "memory.events.local", &local)
       || !pread_events (x->w->tree_fd, "memory.events", &tree))
     return false;
@@ -243,7 +254,8 @@ quick_mark (struct watch *x)
   struct pollfd p = { .fd = m->events_fd, .events = POLLPRI };
   const struct cg_memory_events *local = &m->last.events_local;
 
-  if (x->p->bundle_fd < 0 || x->marked || !m->have_last
+  /* cgroup v1 has no group kill to wait for. */
+  if (x->p->bundle_fd < 0 || x->marked || !m->have_last || m->v1
       || local->oom_kill <= m->baseline.events_local.oom_kill
       || local->oom_group_kill > m->baseline.events_local.oom_group_kill)
     return;
@@ -306,7 +318,7 @@ watch_loop (struct watch *x)
       /* memory.events too: kills in nested cgroups and an ancestor's kills
        * of processes in nested cgroups change only the tree counters. */
       struct pollfd pfd[6] = {
-        { .fd = monitor_fd (&w->m), .events = POLLPRI },
+        { .fd = monitor_fd (&w->m), .events = monitor_poll_events (&w->m) },
         { .fd = w->tree_fd, .events = POLLPRI },
         { .fd = w->cg_events_fd, .events = POLLPRI },
         init_exit_pollfd (&x->ie),
@@ -358,7 +370,7 @@ watch_loop (struct watch *x)
        * (monitor_update reads memory.events.local's). */
       if (pfd[1].revents & (POLLPRI | POLLERR))
         (void) !pread (w->tree_fd, ack, sizeof ack, 0);
-      if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLERR))
+      if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLIN | POLLERR))
         persist (x);
     }
 }
@@ -390,6 +402,21 @@ open_ancestor (struct watcher *w, int cgroup_fd, unsigned levels)
   return 0;
 }
 
+/* The end of arming: cgroup.events (the cgroup's end) and the kernel
+ * log. */
+static int
+arm_end (struct watcher *w, int cgroup_fd, const char *kernel_path, shim_error_t *err)
+{
+  w->cg_events_fd = openat (cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+  if (w->cg_events_fd < 0)
+    return shim_error_errno (err, "open `cgroup.events`");
+  /* The kernel log from now on: records of an earlier container of the
+   * same path are not this one's. */
+  if (kernel_path)
+    kmsg_reader_open (&w->kmsg, kernel_path, &w->kmsg_ev);
+  return 0;
+}
+
 int
 watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels, const char *kernel_path,
              shim_error_t *err)
@@ -401,15 +428,25 @@ watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels, const c
   if (w->tree_fd < 0 && errno != ENOENT)
     return shim_error_errno (err, "open `memory.events`");
   w->peak_fd = openat (cgroup_fd, "memory.peak", O_RDONLY | O_CLOEXEC);
-  w->cg_events_fd = openat (cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  if (w->cg_events_fd < 0)
-    return shim_error_errno (err, "open `cgroup.events`");
   open_ancestor (w, cgroup_fd, ancestor_levels);
-  /* The kernel log from now on: records of an earlier container of the
-   * same path are not this one's. */
-  if (kernel_path)
-    kmsg_reader_open (&w->kmsg, kernel_path, &w->kmsg_ev);
-  return 0;
+  return arm_end (w, cgroup_fd, kernel_path, err);
+}
+
+int
+watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned ancestor_levels,
+                    const char *kernel_path, shim_error_t *err)
+{
+  int mem = cgroup_memory_dirfd (cg);
+
+  if (mem < 0 || mem == cg->dirfd)
+    return watcher_arm (w, cg->dirfd, ancestor_levels, kernel_path, err);
+  /* cgroup v1: the snapshots come from the v1 memory cgroup, its OOMs
+   * through an eventfd; there are no memory.events or memory.peak to poll
+   * nor a hierarchical ancestor count (the v1 counters are local). */
+  *w = (struct watcher) WATCHER_INIT;
+  if (monitor_init_v1 (&w->m, mem, cg->mountfd >= 0 ? cg->dirfd : -1, err) < 0)
+    return -1;
+  return arm_end (w, cg->dirfd, kernel_path, err);
 }
 
 void
@@ -524,7 +561,7 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
   if (pid == 0)
     {
       int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
-                     w->m.cgroup_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
+                     w->m.cgroup_fd, w->m.memory_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
                      p->stop_fd,     x.ie.pidfd,  ready_w };
       become_detached (keep, sizeof keep / sizeof keep[0]);
       (void) !write (ready_w, "1", 1);

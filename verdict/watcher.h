@@ -61,7 +61,7 @@ struct watcher
   struct kmsg_evidence kmsg_ev;
 };
 #define WATCHER_INIT                                                                               \
-  { .m = { .cgroup_fd = -1, .events_fd = -1 }, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, \
+  { .m = { .cgroup_fd = -1, .memory_fd = -1, .events_fd = -1 }, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, \
     .ancestor_fd = -1, .kmsg = { .fd = -1 } }
 
 /* Arm on the cgroup CGROUP_FD (not taken; it must stay open until
@@ -72,6 +72,12 @@ struct watcher
  * (NULL: no kernel log). */
 int watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels,
                  const char *kernel_path, shim_error_t *err);
+/* The same for the container's cgroup CG (borrowed, open until
+ * watcher_spawn): on cgroup v1 the snapshots come from its v1 memory
+ * cgroup (monitor_init_v1), with cgroup.events from the unified one. */
+struct cgroup;
+int watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned ancestor_levels,
+                        const char *kernel_path, shim_error_t *err);
 void watcher_release (struct watcher *w);
 
 /* How the watcher behaves, all chosen by its caller. */

@@ -133,6 +133,12 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
   else
     ev->group_kill = was_known && ev->have_group_key ? VERDICT_FALSE : VERDICT_NULL;
   ev->decisive = ev->as_group || ev->scope == VERDICT_SCOPE_ANCESTOR;
+  /* v1 has no group kill: an ancestor's kill went one by one too. */
+  if (ev->v1)
+    {
+      ev->as_group = ev->decisive = false;
+      ev->group_kill = VERDICT_NULL;
+    }
 }
 
 static void
@@ -168,6 +174,8 @@ verdict_witness_weigh (const struct verdict_input *in, struct verdict *v, struct
     case VERDICT_CLASS_BELONGS:
       if (km->cls != VERDICT_CLASS_BELONGS)
         disagree (ev);
+      else if (ev->v1)
+        ev->scope = km->scope; /* failcnt says at most that C's limit was hit; the log says whose ran out */
       break;
     case VERDICT_CLASS_NONE:
       /* Also the surviving ancestor's "nothing below it". */

@@ -209,6 +209,15 @@ cgroup_v1_mount() {
 	awk -v c="$1" '$(NF-2) == "cgroup" && ("," $NF ",") ~ ("," c ",") { print $5; exit }' /proc/self/mountinfo
 }
 
+# has_memory_cgroup: a container gets a memory cgroup whose counters the
+# verdict reads: cgroup2 with the memory controller, or a cgroup v1 memory
+# hierarchy (a hybrid or v1 host).
+has_memory_cgroup() {
+	local cg
+	cg=$(cgroup2_mount)
+	{ [ -n "$cg" ] && grep -qw memory "$cg/cgroup.controllers"; } || [ -n "$(cgroup_v1_mount memory)" ]
+}
+
 # cgroup_v1_dir CTRL [ID]: the container's directory in that hierarchy
 # (/sys/fs/cgroup/memory/shim/ID) when it exists; fails otherwise.
 cgroup_v1_dir() {

@@ -31,17 +31,21 @@ verdict() {
 }
 
 # no_oom_kill: the oom-killed annotation of a container nothing OOM-killed:
-# false where the container's cgroup has the memory controller (its
-# memory.events tells), null where it does not (a hybrid host's
-# /sys/fs/cgroup/unified): then the question stays open.
+# false where the container has a memory cgroup (cgroup2 with the memory
+# controller: its memory.events tells; a cgroup v1 memory hierarchy: its
+# memory.oom_control), null where it has none: then the question stays open.
 no_oom_kill() {
-	local cg
-	cg=$(cgroup2_mount)
-	if [ -n "$cg" ] && grep -qw memory "$cg/cgroup.controllers"; then
+	if has_memory_cgroup; then
 		echo false
 	else
 		echo null
 	fi
+}
+
+# not_the_runtime: killed_by of a SIGKILL the runtime did not send:
+# "outside" when the counters prove no OOM kill, else null.
+not_the_runtime() {
+	if [ "$(no_oom_kill)" = false ]; then echo outside; else echo null; fi
 }
 
 # consistent: the three annotations agree with each other.
@@ -148,6 +152,6 @@ consistent() {
 	assert_status 137
 	assert_eq "$(verdict .signal)" SIGKILL
 	assert_eq "$(verdict .exit_code)" 137
-	assert_eq "$(verdict .killed_by)" null
+	assert_eq "$(verdict .killed_by)" "$(not_the_runtime)"
 	consistent
 }

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verdict from cgroup v1 counters (CG_SNAP_V1: the container's own
+ * oom_kill and failcnt, nothing hierarchical), with and without the kernel
+ * log; the v1 mark in the snapshot JSON. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tap.h"
+#include "verdict_fixture.h"
+
+/* A v1 snapshot as cgroup_v1_snapshot_read makes it: oom_kill, failcnt. */
+static void
+v1_snap (struct cg_snapshot *s, uint64_t oom_kill, uint64_t failcnt, bool nested)
+{
+  memset (s, 0, sizeof *s);
+  s->have = CG_SNAP_MAX | CG_SNAP_PEAK | CG_SNAP_STAT | CG_SNAP_ID | CG_SNAP_EVENTS_LOCAL | CG_SNAP_V1;
+  s->memory_max = 64 * MIB;
+  s->memory_peak = 64 * MIB;
+  s->stat.have = CG_STAT_ANON;
+  s->stat.anon = 60 * MIB;
+  s->cgroup_id = 42;
+  s->events_local.have = CG_EV_OOM_KILL | CG_EV_MAX;
+  s->events_local.oom_kill = oom_kill;
+  s->events_local.max = failcnt;
+  s->v1_nested = nested;
+}
+
+/* The kernel log: one kill of memhog in the container itself (its v1
+ * memory path /shim/c1), for OOM_MEMCG's limit ("": host-wide). */
+static void
+v1_kmsg (struct kmsg_evidence *k, const char *oom_memcg)
+{
+  make_kmsg (k, K_EMPTY);
+  if (oom_memcg == NULL)
+    return;
+  k->n = 1;
+  make_kill (&k->kills[0], oom_memcg);
+  snprintf (k->kills[0].task_memcg, sizeof k->kills[0].task_memcg, "%s", "/shim/c1");
+  snprintf (k->kills[0].comm, sizeof k->kills[0].comm, "%s", "memhog");
+}
+
+struct v1row
+{
+  const char *name;
+  uint64_t kill, failcnt; /* final; the baseline is 0 0 */
+  bool nested;
+  int status;        /* -1: none (the watcher) */
+  uint64_t sent;     /* signals the runtime sent */
+  const char *km;    /* NULL: no kernel log; "-": read, no kill; else oom_memcg */
+  /* expected */
+  enum verdict_reason reason;
+  enum verdict_tri oom_killed;
+  enum verdict_scope scope;
+  enum verdict_killed_by by;
+  unsigned wit;
+  const char *msg;
+};
+
+#define SIGKILLED SIGKILL
+#define EXIT(n) ((n) << 8)
+#define BY_RT VERDICT_SIGBIT (SIGKILL)
+#define CNT VERDICT_WITNESS_COUNTERS
+#define KM VERDICT_WITNESS_KMSG
+
+static const struct v1row rows[] = {
+  { "memhog, own limit, failcnt still 0 (memsw limit, measured on 6.18), no log", 1, 0, false,
+    SIGKILLED, 0, NULL, VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT,
+    "container c1 was OOM-killed: the kernel killed a process in it; whether its own 64 MiB limit "
+    "or a parent cgroup's ran out is unknown" },
+  { "oom_kill and failcnt rose, no log: its own limit", 1, 36, false, SIGKILLED, 0, NULL,
+    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT,
+    "it hit its 64 MiB memory limit" },
+  { "oom_kill rose, the log names its own limit", 1, 0, false, SIGKILLED, 0, "/shim/c1",
+    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT | KM,
+    "the kernel killed `memhog`" },
+  { "oom_kill rose, the log names a parent's limit", 1, 5, false, SIGKILLED, 0, "/shim",
+    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_ANCESTOR, VERDICT_BY_NONE, CNT | KM,
+    "a parent cgroup's or the host's memory ran out" },
+  { "oom_kill rose, the log read and shows no kill: they disagree", 1, 0, false, SIGKILLED, 0, "-",
+    VERDICT_KILLED, VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, 0, "unknown" },
+  { "kill -9 from outside", 0, 0, false, SIGKILLED, 0, NULL, VERDICT_KILLED, VERDICT_FALSE,
+    VERDICT_SCOPE_NONE, VERDICT_BY_OUTSIDE, CNT, "from outside the runtime (not an OOM kill" },
+  { "kill -9 from outside, nested v1 cgroups: their kills are not counted", 0, 0, true, SIGKILLED,
+    0, NULL, VERDICT_KILLED, VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, 0,
+    "nested cgroups" },
+  { "kill -9 from outside, nested v1 cgroups, the log shows no kill", 0, 0, true, SIGKILLED, 0, "-",
+    VERDICT_KILLED, VERDICT_FALSE, VERDICT_SCOPE_NONE, VERDICT_BY_OUTSIDE, KM, "not an OOM kill" },
+  { "exit 137 by itself", 0, 0, false, EXIT (137), 0, NULL, VERDICT_EXITED, VERDICT_FALSE,
+    VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT, "exited with code 137" },
+  { "a child OOM-killed, init exits 0", 1, 3, false, EXIT (0), 0, NULL, VERDICT_EXITED,
+    VERDICT_FALSE, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT, "while init survived" },
+  { "shim kill and an OOM kill: either", 1, 3, false, SIGKILLED, BY_RT, NULL, VERDICT_KILLED,
+    VERDICT_NULL, VERDICT_SCOPE_CONTAINER, VERDICT_BY_RUNTIME, CNT, "unknown" },
+  { "shim kill, no OOM kill", 0, 0, false, SIGKILLED, BY_RT, NULL, VERDICT_KILLED, VERDICT_FALSE,
+    VERDICT_SCOPE_NONE, VERDICT_BY_RUNTIME, CNT, "sent by the runtime" },
+  { "no status (watcher), an OOM kill: no group kill on v1, init may have survived", 1, 3, false,
+    -1, 0, NULL, VERDICT_UNKNOWN, VERDICT_NULL, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT,
+    NULL },
+  { "no status (watcher), the log names a parent's limit: still one by one on v1", 1, 0, false,
+    -1, 0, "/shim", VERDICT_UNKNOWN, VERDICT_NULL, VERDICT_SCOPE_ANCESTOR, VERDICT_BY_NONE,
+    CNT | KM, NULL },
+  { "no status, shim kill, no OOM kill", 0, 0, false, -1, BY_RT, NULL, VERDICT_KILLED,
+    VERDICT_FALSE, VERDICT_SCOPE_NONE, VERDICT_BY_RUNTIME, CNT, NULL },
+  { "no status, nothing", 0, 0, false, -1, 0, NULL, VERDICT_UNKNOWN, VERDICT_FALSE,
+    VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT, NULL },
+};
+
+static void
+test_rows (void)
+{
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      const struct v1row *r = &rows[i];
+      struct cg_snapshot base, fin;
+      struct kmsg_evidence km;
+      struct verdict v;
+      struct verdict_input in = { .container_id = "c1", .memory_limit_enforced = true,
+                                  .baseline = &base, .final = &fin,
+                                  .have_status = r->status >= 0, .status = r->status,
+                                  .signals_sent = r->sent };
+
+      v1_snap (&base, 0, 0, false);
+      v1_snap (&fin, r->kill, r->failcnt, r->nested);
+      if (r->km)
+        {
+          v1_kmsg (&km, strcmp (r->km, "-") == 0 ? NULL : r->km);
+          in.kmsg = &km;
+          in.kmsg_cgroup = "/shim/c1";
+        }
+      verdict_compute (&in, &v);
+      is_str (verdict_reason_name (v.reason), verdict_reason_name (r->reason), "%s: reason", r->name);
+      is_int (v.oom_killed, r->oom_killed, "%s: oom_killed", r->name);
+      if (r->oom_killed != VERDICT_NULL || r->kill > 0)
+        is_int (v.oom.scope, r->scope, "%s: scope", r->name);
+      is_int (v.killed_by, r->by, "%s: killed_by", r->name);
+      if (r->wit)
+        is_int (v.witnesses, r->wit, "%s: witnesses", r->name);
+      if (r->kill > 0 && v.have_oom)
+        is_int (v.oom.group_kill, VERDICT_NULL, "%s: group_kill null (no group kill on v1)", r->name);
+      if (r->msg)
+        has_str (v.message, r->msg, "%s: message", r->name);
+      if (r->oom_killed == VERDICT_NULL && r->reason != VERDICT_UNKNOWN)
+        ok (v.unknown_reason[0] != '\0', "%s: unknown_reason says why", r->name);
+    }
+}
+
+/* failcnt 0 is no evidence that the limit was never reached (measured):
+ * max_events is null, not 0. */
+static void
+test_max_events (void)
+{
+  struct cg_snapshot base, fin;
+  struct verdict v;
+  struct verdict_input in = { .container_id = "c1", .memory_limit_enforced = true,
+                              .baseline = &base, .final = &fin, .have_status = true,
+                              .status = SIGKILL };
+
+  v1_snap (&base, 0, 0, false);
+  v1_snap (&fin, 1, 0, false);
+  verdict_compute (&in, &v);
+  ok (!v.oom.have_max_events, "v1 failcnt unchanged: max_events null");
+  v1_snap (&fin, 1, 7, false);
+  verdict_compute (&in, &v);
+  ok (v.oom.have_max_events && v.oom.max_events == 7, "v1 failcnt rose by 7: max_events 7");
+}
+
+/* The v1 mark survives the JSON (the watcher's record, the state file). */
+static void
+test_json (void)
+{
+  struct cg_snapshot s, back;
+  char *json = NULL;
+  shim_error_t err = NULL;
+
+  v1_snap (&s, 2, 3, true);
+  ok (cg_snapshot_to_json (&s, &json, &err) == 0, "v1 snapshot to JSON");
+  has_str (json, "\"cgroup_v1\":true", "the JSON says v1");
+  ok (cg_snapshot_from_json (json, "t", &back, &err) == 0, "and back");
+  ok ((back.have & CG_SNAP_V1) && back.v1_nested, "v1 and nested read back");
+  is_int (back.events_local.oom_kill, 2, "oom_kill read back");
+  free (json);
+
+  make_snap (&s, (struct cnt) Z, (struct cnt) Z, S_BOTH);
+  ok (cg_snapshot_to_json (&s, &json, &err) == 0, "v2 snapshot to JSON");
+  ok (strstr (json, "cgroup_v1") == NULL, "a v2 snapshot's JSON has no v1 key");
+  ok (cg_snapshot_from_json (json, "t", &back, &err) == 0 && !(back.have & CG_SNAP_V1), "v2 read back: not v1");
+  free (json);
+}
+
+int
+main (void)
+{
+  test_rows ();
+  test_max_events ();
+  test_json ();
+  return done_testing ();
+}
