@@ -329,8 +329,18 @@ make_path (int mountfd, const char *where, const char *path, bool cpuset, size_t
       cleanup_free char *procs = NULL;
       if (util_read_file_at (fd, "cgroup.procs", &procs, NULL, err) < 0)
         return shim_error_prefix (err, "cgroup `%s` in %s", path, where);
-      if (procs[0] != '\0')
-        return shim_error_plain (err, EBUSY, "cgroup `%s` already has processes in it (%s)", path, where);
+      /* Adopted with runc's warning, as the v2 manager does: what happens
+       * to those processes is then the container's.  Said once, for the
+       * hierarchy that tracks the container (the unified one on a hybrid
+       * host, memory on a pure v1 one). */
+      if (procs[0] != '\0' && (strcmp (where, "cgroup2") == 0 || strcmp (where, "memory") == 0))
+        {
+          size_t n = 0;
+          for (const char *p = procs; *p; p++)
+            n += *p == '\n' || (p[1] == '\0' && *p != '\n');
+          log_msg (LOG_WARNING, "container's cgroup is not empty: %zu process(es) found (cgroup `%s`)", n,
+                   path);
+        }
     }
   *leaf = steal_fd (&fd);
   return 0;
