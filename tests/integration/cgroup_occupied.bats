@@ -36,7 +36,7 @@ teardown() {
 bounded() {
 	local cmd=$1
 	shift
-	run --separate-stderr timeout 30 env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" \
+	run --separate-stderr timeout -k 5 30 env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" \
 		"$cmd" --bundle "$BUNDLE" "$@" "$ID" </dev/null 3>&-
 }
 
