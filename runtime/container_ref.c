@@ -100,20 +100,32 @@ container_ref_signal (struct container_ref *r, int sig, bool all, shim_error_t *
   live = pidfd >= 0 && !init_exited (pidfd);
   if (!all && !live)
     return shim_error_plain (err, ESRCH, "container `%s` is not running", r->st.id);
-  if (all)
+  /* Recorded before it is sent, under the state dir's exclusive lock, and
+   * taken back if it was not delivered: a signal that cannot be recorded
+   * (a full --root) is not sent, or the verdict would call the runtime's
+   * own kill one "from outside"; `shim run` reads the record under a shared
+   * lock, so it never sees one in between.  Only a live init's: a signal
+   * to an init that had already exited (an engine's cleanup `kill --all
+   * KILL` after an OOM kill) must not become the cause of its death. */
+  uint64_t before = 0;
+  bool recorded = false;
+  if (live)
     {
-      if (cgroup_signal_all (&r->cg, sig, err) < 0)
-        return -1;
+      if (state_signals_read (r->dirfd, false, &before) < 0
+          || state_record_signal (r->dirfd, sig, err) < 0)
+        return shim_error_prefix (err, "container `%s`: signal %d not sent: it could not be recorded",
+                                  r->st.id, sig);
+      recorded = true;
     }
-  else if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
-    return shim_error_errno (err, "container `%s`: signal %d", r->st.id, sig);
-  /* Recorded only once delivered to a live init: a signal to an init that
-   * had already exited (an engine's cleanup `kill --all KILL` after an OOM
-   * kill) must not become the cause of its death.  The state dir's
-   * exclusive lock is held until the record is written, and `shim run`
-   * reads the record under a shared lock, so it cannot read it in between. */
-  if (live && state_record_signal (r->dirfd, sig, err) < 0)
-    return -1;
+  if ((all && cgroup_signal_all (&r->cg, sig, err) < 0)
+      || (!all && syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0
+          && shim_error_errno (err, "container `%s`: signal %d", r->st.id, sig) < 0))
+    {
+      shim_error_t undo = NULL;
+      if (recorded && state_signals_write (r->dirfd, before, &undo) < 0)
+        shim_error_release (&undo);
+      return -1;
+    }
   return 0;
 }
 

@@ -347,17 +347,20 @@ state_to_json (const struct shim_state *st, enum container_status status, const 
 }
 
 int
-state_record_signal (int dirfd, int sig, shim_error_t *err)
+state_signals_write (int dirfd, uint64_t bits, shim_error_t *err)
 {
   char buf[32];
-  int n;
-  uint64_t bits = state_signals_sent (dirfd);
+  int n = snprintf (buf, sizeof (buf), "%" PRIu64 "\n", bits);
 
+  return util_write_file_atomic_at (dirfd, STATE_SIGNALS, buf, (size_t) n, 0600, err);
+}
+
+int
+state_record_signal (int dirfd, int sig, shim_error_t *err)
+{
   if (sig < 1 || sig > 64)
     return 0;
-  bits |= VERDICT_SIGBIT (sig);
-  n = snprintf (buf, sizeof (buf), "%" PRIu64 "\n", bits);
-  return util_write_file_atomic_at (dirfd, STATE_SIGNALS, buf, (size_t) n, 0600, err);
+  return state_signals_write (dirfd, state_signals_sent (dirfd) | VERDICT_SIGBIT (sig), err);
 }
 
 /* A shared lock on the state dir, through a new open file: a second flock

@@ -97,6 +97,8 @@ int state_to_json (const struct shim_state *st, enum container_status status,
  * recorded after pidfd_send_signal succeeded, under the state dir's
  * exclusive lock. */
 int state_record_signal (int dirfd, int sig, shim_error_t *err);
+/* The record of signals sent, as a whole (to take one back). */
+int state_signals_write (int dirfd, uint64_t bits, shim_error_t *err);
 uint64_t state_signals_sent (int dirfd);
 /* The same, telling an unreadable record (-1, *bits 0: the verdict's
  * signals_unknown) from none sent (0, *bits 0).  LOCK: take a shared lock on
