@@ -341,12 +341,6 @@ watch_loop (struct watch *x)
       /* The caller's end (`delete` removed the state): no one is left to tell. */
       if ((pfd[4].revents & POLLIN) && stop_requested (x))
         _exit (0);
-      if (pfd[5].revents & (POLLIN | POLLERR))
-        {
-          kmsg_reader_collect (&w->kmsg, &w->kmsg_ev);
-          if (kmsg_count (x) != x->written_kmsg)
-            write_record (x, false);
-        }
       /* init's exit: the earliest moment the counters of an OOM kill that
        * took it can be read (memory.events.local's own notification goes
        * through a workqueue and a 10 ms rate limit), and podman looks for
@@ -366,6 +360,14 @@ watch_loop (struct watch *x)
         if (ev)
           continue;
       }
+      /* The kernel log after init's exit: podman cannot wait for the
+       * marker while the OOM report's records are read and written. */
+      if (pfd[5].revents & (POLLIN | POLLERR))
+        {
+          kmsg_reader_collect (&w->kmsg, &w->kmsg_ev);
+          if (kmsg_count (x) != x->written_kmsg)
+            write_record (x, false);
+        }
       /* kernfs reports a change until it is read through the polled fd
        * (monitor_update reads memory.events.local's). */
       if (pfd[1].revents & (POLLPRI | POLLERR))
