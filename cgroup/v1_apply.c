@@ -238,7 +238,8 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
 {
   unsigned required = cgroup_required_controllers (r), missing = 0;
   const char *bad_key = NULL;
-  size_t i;
+  char keys[512] = "";
+  size_t i, n_bad = 0, len = 0;
   int fd;
 
   if (why)
@@ -246,20 +247,37 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
   for (i = 0; i < CGROUP_N_CTRL; i++)
     if ((required & (1u << i)) && cgroup_v1_dirfd (v, v1_name (1u << i)) < 0)
       missing |= 1u << i;
-  for (i = 0; i < r->n_unified && bad_key == NULL; i++)
+  /* Every key that cannot be written is named, not only the first:
+   * "memory.high", "memory.high and cpu.weight", "a, b and c". */
+  for (i = 0; i < r->n_unified; i++)
     if (!unified_ok (r->unified[i].key, unified_fd))
-      bad_key = r->unified[i].key;
+      {
+        size_t left = 0, j;
+        for (j = i + 1; j < r->n_unified; j++)
+          left += !unified_ok (r->unified[j].key, unified_fd);
+        if (n_bad++ == 0)
+          bad_key = r->unified[i].key;
+        len += (size_t) snprintf (keys + len, len < sizeof keys ? sizeof keys - len : 0, "%s%s",
+                                  r->unified[i].key, left == 0 ? "" : left == 1 ? " and " : ", ");
+        if (len >= sizeof keys)
+          len = sizeof keys - 1;
+      }
   /* A controller's unified key also made it "required": it is the key
    * that cannot be written, not the controller that is missing. */
   if (bad_key)
     missing = 0;
   if ((missing || bad_key) && !allow_unenforced)
     {
-      if (bad_key)
+      if (n_bad == 1)
         return shim_error_plain (err, ENOTSUP,
                                  "linux.resources.unified.%s: cannot enforce it: a cgroup v2 file, and this "
                                  "host's controllers are on cgroup v1; --allow-unenforced-limits runs without it",
                                  bad_key);
+      if (n_bad > 1)
+        return shim_error_plain (err, ENOTSUP,
+                                 "linux.resources.unified: cannot enforce %s: cgroup v2 files, and this host's "
+                                 "controllers are on cgroup v1; --allow-unenforced-limits runs without them",
+                                 keys);
       return shim_error_plain (err, ENOTSUP,
                                "linux.resources: cannot enforce the %s limit: no cgroup v1 hierarchy carries the "
                                "`%s` controller; --allow-unenforced-limits runs without it",
@@ -267,11 +285,12 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
     }
   if (missing || bad_key)
     {
-      const char *what = bad_key ? bad_key : cgroup_first_ctrl (missing);
+      const char *what = bad_key ? keys : cgroup_first_ctrl (missing);
       char *msg = NULL;
       if (asprintf (&msg, "%s: not on this host's cgroup v1 hierarchies", what) < 0)
         msg = NULL;
-      log_msg (LOG_WARNING, "linux.resources: the %s limit is NOT enforced: %s", what, msg ? msg : "cgroup v1");
+      log_msg (LOG_WARNING, "linux.resources: the %s limit%s NOT enforced: %s", what, n_bad > 1 ? "s are" : " is",
+               msg ? msg : "cgroup v1");
       if (why)
         *why = msg;
       else
