@@ -128,7 +128,9 @@ complete_() {
 }
 
 @test "make dist: the tarball builds in a clean directory with dpkg-buildflags, and --version names its commit" {
-	[ -e "$REPO/.git" ]
+	# make dist packs the committed tree: the ASan build's copy of the
+	# sources has no git, and says so instead of failing.
+	[ -e "$REPO/.git" ] || skip "not a git checkout (the sanitizer build's copy): make dist needs git"
 	local tarball
 	tarball=$(make -s -C "$REPO" dist | tail -n 1)
 	mv "$REPO/$tarball" "$T/"
