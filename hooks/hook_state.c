@@ -71,12 +71,15 @@ parse_switch (const char *value, enum hook_switch *out, shim_error_t *err)
   return 0;
 }
 
+/* The switch, and the name and engine a container is known by (a name that
+ * could not be a directory name is left out: it only finds a verdict). */
 static int
-get_annotations (yajl_val root, enum hook_switch *out, shim_error_t *err)
+get_annotations (yajl_val root, struct hook_state *st, shim_error_t *err)
 {
+  static const char *const names[] = HOOK_NAME_ANNOTATIONS;
   yajl_val a = field (root, "annotations");
 
-  *out = HOOK_SWITCH_UNSET;
+  st->annotation = HOOK_SWITCH_UNSET;
   if (a == NULL)
     return 0;
   if (!YAJL_IS_OBJECT (a))
@@ -89,8 +92,15 @@ get_annotations (yajl_val root, enum hook_switch *out, shim_error_t *err)
         return shim_error_plain (err, EINVAL, "state: `annotations.%s`: expected a string, got %s",
                                  a->u.object.keys[i], type_name (v));
       if (strcmp (a->u.object.keys[i], HOOK_ANNOTATION) == 0
-          && parse_switch (YAJL_GET_STRING (v), out, err) < 0)
+          && parse_switch (v->u.string, &st->annotation, err) < 0)
         return -1;
+      if (strcmp (a->u.object.keys[i], "io.container.manager") == 0)
+        st->podman = strcmp (v->u.string, "libpod") == 0;
+      for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp (a->u.object.keys[i], names[k]) == 0 && st->name == NULL
+            && util_id_invalid (v->u.string) == NULL && v->u.string[0] != '.'
+            && (st->name = strdup (v->u.string)) == NULL)
+          return shim_error_errno (err, "state: `annotations.%s`", names[k]);
     }
   return 0;
 }
@@ -115,7 +125,7 @@ hook_state_parse (const char *json, struct hook_state *out, shim_error_t *err)
                              type_name (root));
   if (get_string (root, "id", &out->id, err) < 0 || get_string (root, "status", &out->status, err) < 0
       || get_string (root, "bundle", &out->bundle, err) < 0
-      || get_annotations (root, &out->annotation, err) < 0)
+      || get_annotations (root, out, err) < 0)
     goto fail;
   if (out->id == NULL)
     {
@@ -159,6 +169,7 @@ hook_state_release (struct hook_state *s)
   free (s->id);
   free (s->status);
   free (s->bundle);
+  free (s->name);
   memset (s, 0, sizeof *s);
 }
 

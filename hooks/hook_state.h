@@ -28,7 +28,13 @@ struct hook_state
   int64_t pid;  /* 0 when absent or 0: there is no process any more */
   char *bundle; /* absolute path, or NULL */
   enum hook_switch annotation;
+  char *name;  /* the engine's name for it, from an annotation (hook_name.h), or NULL */
+  bool podman; /* annotated io.container.manager=libpod */
 };
+
+/* The annotations that carry the engine's name for a container:
+ * containerd's CRI plugin and nerdctl. */
+#define HOOK_NAME_ANNOTATIONS { "io.kubernetes.cri.container-name", "nerdctl/name" }
 
 /* Parse the state.  Unknown fields (crun's `root`) are ignored; a known
  * field of the wrong type, a missing `id`, a negative pid or a relative

@@ -97,17 +97,38 @@ hook_store_fresh (int dirfd, const char *id, int *cfd, shim_error_t *err)
   return 0;
 }
 
-int
-hook_store_resolve_id (int dirfd, const char *typed, char **full, shim_error_t *err)
+/* Whether DIR/NAME was armed for a container called TYPED; *armed_at is
+ * then when (RFC 3339, UTC: ordered as text). */
+static bool
+armed_as (int dirfd, const char *name, const char *typed, char **armed_at)
 {
-  size_t len = strlen (typed), matches = 0;
-  cleanup_free char *found = NULL;
+  cleanup_close int cfd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  cleanup_error shim_error_t tmp = NULL;
+  struct hook_meta m;
+  bool match;
+
+  if (cfd < 0 || hook_store_meta_read (cfd, &m, &tmp) < 0)
+    return false;
+  match = m.name && strcmp (m.name, typed) == 0;
+  if (match)
+    *armed_at = steal_pointer (&m.armed_at);
+  hook_store_meta_release (&m);
+  return match;
+}
+
+int
+hook_store_resolve_id (int dirfd, const char *typed, char **full, size_t *others,
+                       shim_error_t *err)
+{
+  size_t len = strlen (typed), matches = 0, named = 0;
+  cleanup_free char *found = NULL, *newest = NULL, *newest_at = NULL;
+  cleanup_dir DIR *d = NULL;
   struct stat st;
   struct dirent *de;
-  DIR *d;
   int fd;
 
   *full = NULL;
+  *others = 0;
   if (fstatat (dirfd, typed, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
     {
       *full = strdup (typed);
@@ -123,18 +144,38 @@ hook_store_resolve_id (int dirfd, const char *typed, char **full, shim_error_t *
     }
   /* Hidden entries are directories being replaced or removed. */
   while ((de = readdir (d)) != NULL)
-    if (de->d_name[0] != '.' && strncmp (de->d_name, typed, len) == 0 && matches++ == 0)
-      found = strdup (de->d_name);
-  closedir (d);
+    {
+      cleanup_free char *at = NULL;
+
+      if (de->d_name[0] == '.')
+        continue;
+      if (strncmp (de->d_name, typed, len) == 0 && matches++ == 0
+          && (found = strdup (de->d_name)) == NULL)
+        return shim_error_errno (err, "verdict directory");
+      if (!armed_as (dirfd, de->d_name, typed, &at))
+        continue;
+      named++;
+      if (newest_at == NULL || (at && strcmp (at, newest_at) > 0))
+        {
+          free (newest);
+          free (newest_at);
+          newest_at = steal_pointer (&at);
+          if ((newest = strdup (de->d_name)) == NULL)
+            return shim_error_errno (err, "verdict directory");
+        }
+    }
+  if (named > 0)
+    {
+      *others = named - 1;
+      *full = steal_pointer (&newest);
+      return 0;
+    }
   if (matches == 0)
     return shim_error_plain (err, ENOENT, "no verdict for container %s", typed);
   if (matches > 1)
     return shim_error_plain (err, EINVAL, "%zu containers' ids start with `%s`: give more of it",
                              matches, typed);
-  if (found == NULL)
-    return shim_error_errno (err, "verdict directory");
-  *full = found;
-  found = NULL;
+  *full = steal_pointer (&found);
   return 0;
 }
 
@@ -198,6 +239,7 @@ hook_store_meta_write (int cfd, const struct hook_meta *m, shim_error_t *err)
 
   if (g == NULL || yajl_gen_map_open (g) != yajl_gen_status_ok
       || meta_gen_field (g, "cgroup", m->cgroup) < 0 || meta_gen_field (g, "bundle", m->bundle) < 0
+      || meta_gen_field (g, "name", m->name) < 0
       || yajl_gen_string (g, (const unsigned char *) "pid", 3) != yajl_gen_status_ok
       || yajl_gen_integer (g, m->pid) != yajl_gen_status_ok
       || meta_gen_field (g, "armed_at", m->armed_at) < 0
@@ -240,6 +282,7 @@ hook_store_meta_read (int cfd, struct hook_meta *m, shim_error_t *err)
     return shim_error_plain (err, EINVAL, "`" HOOK_META "`: not a JSON object");
   if (meta_dup_field (root, "cgroup", &m->cgroup) < 0
       || meta_dup_field (root, "bundle", &m->bundle) < 0
+      || meta_dup_field (root, "name", &m->name) < 0
       || meta_dup_field (root, "armed_at", &m->armed_at) < 0
       || meta_dup_field (root, "oom_group", &m->oom_group) < 0
       || meta_dup_field (root, "error", &m->error) < 0)
@@ -258,6 +301,7 @@ hook_store_meta_release (struct hook_meta *m)
 {
   free (m->cgroup);
   free (m->bundle);
+  free (m->name);
   free (m->armed_at);
   free (m->oom_group);
   free (m->error);

@@ -37,10 +37,14 @@ int hook_store_open (const char *dir, bool create, int *dirfd, shim_error_t *err
  * keeps writing to the moved copy, never to the new one). */
 int hook_store_fresh (int dirfd, const char *id, int *cfd, shim_error_t *err);
 
-/* The id of DIR/ID for what a user typed: the full id, or a prefix of
- * exactly one stored id (podman and docker print 12 characters).  *full is
- * malloc'd.  None: ENOENT; several: EINVAL, naming how many. */
-int hook_store_resolve_id (int dirfd, const char *typed, char **full, shim_error_t *err);
+/* The id of DIR/ID for what a user typed, as podman looks a container up:
+ * the full id; else a name recorded at arming (meta.json's `name`; a name
+ * reused by a later container finds the most recently armed, and *others
+ * says how many older ones had it); else a prefix of exactly one stored id
+ * (podman and docker print 12 characters).  *full is malloc'd.  None:
+ * ENOENT; several ids with the prefix: EINVAL, naming how many. */
+int hook_store_resolve_id (int dirfd, const char *typed, char **full, size_t *others,
+                           shim_error_t *err);
 
 /* Open DIR/ID; a missing one is an error with status ENOENT. */
 int hook_store_open_container (int dirfd, const char *id, int *cfd, shim_error_t *err);
@@ -57,6 +61,7 @@ struct hook_meta
 {
   char *cgroup;    /* the container's cgroup v2 path, or NULL */
   char *bundle;    /* NULL when the state had none */
+  char *name;      /* the engine's name for the container (hook_name.h), or NULL */
   int64_t pid;     /* init's pid at arming */
   char *armed_at;  /* UTC, RFC 3339 */
   char *oom_group; /* "set", "already set", "left as configured", "left (--no-oom-group)", "absent" */

@@ -14,6 +14,7 @@
 #include "cgroup/cgroup.h"
 #include "common/json.h"
 #include "common/util.h"
+#include "hooks/hook_name.h"
 #include "verdict/watcher.h"
 
 /* ---- finding the cgroup ------------------------------------------------ */
@@ -175,6 +176,7 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
   if ((meta->armed_at = strdup (now)) == NULL
       || (st->bundle && (meta->bundle = strdup (st->bundle)) == NULL))
     return shim_error_errno (err, "arm");
+  hook_name_find (st, &meta->name);
   snprintf (proc, sizeof proc, "/proc/%lld/cgroup", (long long) st->pid);
   found = cgroup_of (proc, &meta->cgroup, err);
   if (found == 0 && already_armed (store_fd, st->id, meta->cgroup))

@@ -254,11 +254,15 @@ do_show (const struct opts *o, const char *typed, shim_error_t *err)
   cleanup_free char *text = NULL, *id = NULL;
   struct hook_shown shown;
   shim_error_t tmp = NULL;
+  size_t others;
 
   if (hook_state_id_check (typed, err) < 0 || hook_store_open (o->dir, false, &store, err) < 0)
     return -1;
-  if (hook_store_resolve_id (store, typed, &id, err) < 0)
+  if (hook_store_resolve_id (store, typed, &id, &others, err) < 0)
     return shim_error_prefix (err, "%s", o->dir);
+  if (others > 0)
+    fprintf (stderr, "shim-oom-hook: %zu earlier container%s named %s; showing the latest, %s\n",
+             others, others == 1 ? " was" : "s were", typed, id);
   if (hook_store_open_container (store, id, &cfd, &tmp) < 0)
     {
       shim_error_release (&tmp);

@@ -9,44 +9,7 @@
 # the VM suites (tests/vm/hook_*.bats) answer it.
 
 load helpers
-
-SUBREAPER=$REPO/tests/helpers/subreaper
-HOOK=$REPO/shim-oom-hook
-
-setup() {
-	shim_setup
-	command -v runc >/dev/null || { echo "runc is not installed (make deps)" >&2; return 1; }
-	VDIR=$T/verdicts
-	RUNC_ROOT=$T/runc
-}
-
-teardown() {
-	runc --root "$RUNC_ROOT" delete --force "$ID" 2>/dev/null || true
-	shim_teardown
-}
-
-# hook_bundle EXAMPLE: the example with config/oci-hooks.json's hooks
-# (createRuntime + poststop) running this build, in cgroup /shimhook-ID.
-hook_bundle() {
-	make_bundle "$1"
-	cfg --arg hook "$HOOK" --arg vdir "$VDIR" --arg id "$ID" --slurpfile frag "$REPO/config/oci-hooks.json" \
-		'.linux.cgroupsPath = "/shimhook-" + $id
-		| .hooks = ($frag[0].hooks | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir] + .args[1:])))'
-}
-
-# runc_detached: `runc run -d` under the subreaper, which inherits init and
-# reaps it at once, as conmon or containerd-shim would; $REAPER_PID, and
-# init's pid in $T/pid.
-runc_detached() {
-	(cd "$BUNDLE" && exec "$SUBREAPER" runc --root "$RUNC_ROOT" run -d --pid-file "$T/pid" "$ID" \
-		</dev/null >/dev/null 2>"$T/runc.err" 3>&-) &
-	REAPER_PID=$!
-	timeout 20 sh -c 'until [ -s "$1" ]; do sleep 0.05; done' _ "$T/pid"
-}
-
-hv() {
-	jq -r ".verdict | $1" "$VDIR/$ID/verdict.json"
-}
+load hook_helpers
 
 @test "hook under runc: kill -9 of init is Killed by SIGKILL (exit status from the pidfd)" {
 	hook_bundle sleeper

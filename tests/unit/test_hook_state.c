@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* shim-oom-hook's parsers: the OCI state as each stack sends it, the stage,
- * and /proc/PID/cgroup.  The hook's sources are compiled in (they are not
+ * /proc/PID/cgroup, and the names engines give containers.  The hook's sources are compiled in (they are not
  * part of libshim). */
 #include "../../hooks/hook_state.c"
+#include "../../hooks/hook_name.c"
 
 #include "tap.h"
 
@@ -158,11 +159,54 @@ test_proc_cgroup (void)
   ok (!hook_state_cgroup_within ("/a", "/a/b"), "a parent is not");
 }
 
+/* The engine's name for a container: containerd's CRI and nerdctl annotate
+ * it; podman writes it only into the container's hosts file. */
+static void
+test_names (void)
+{
+  struct hook_state st;
+  char *name;
+
+  parse_ok ("{\"id\":\"c1\",\"annotations\":{\"io.kubernetes.cri.container-name\":\"web\","
+            "\"io.kubernetes.cri.sandbox-name\":\"pod\"}}",
+            &st, "CRI annotations");
+  is_str (st.name, "web", "CRI: the container's name");
+  ok (!st.podman, "CRI: not podman");
+  hook_state_release (&st);
+  parse_ok ("{\"id\":\"c1\",\"annotations\":{\"nerdctl/name\":\"db-1\"}}", &st, "nerdctl annotation");
+  is_str (st.name, "db-1", "nerdctl: the name");
+  hook_state_release (&st);
+  parse_ok ("{\"id\":\"c1\",\"annotations\":{\"nerdctl/name\":\"../x\"}}", &st, "a name with a slash");
+  ok (st.name == NULL, "a name that cannot be a directory name is left out");
+  hook_state_release (&st);
+  parse_ok ("{\"id\":\"c1\",\"annotations\":{\"io.container.manager\":\"libpod\"}}", &st,
+            "podman's annotations");
+  ok (st.podman && st.name == NULL, "podman: known as podman's, no name in the state");
+  hook_state_release (&st);
+
+  /* podman 4.3's hosts file for `podman run --name my-named-ct`. */
+  hook_name_from_hosts ("127.0.0.1\tlocalhost\n127.0.0.1\tvm\n127.0.0.1\t877386e833a8 my-named-ct\n",
+                        "877386e833a8", &name);
+  is_str (name, "my-named-ct", "hosts: the alias after the hostname");
+  free (name);
+  hook_name_from_hosts ("# 10.0.0.1 877386e833a8 commented\n10.88.0.2  877386e833a8\tweb  # x\n",
+                        "877386e833a8", &name);
+  is_str (name, "web", "hosts: comments and blanks");
+  free (name);
+  hook_name_from_hosts ("127.0.0.1 localhost\n127.0.0.1 877386e833a8\n", "877386e833a8", &name);
+  ok (name == NULL, "hosts: the hostname alone names nothing");
+  hook_name_from_hosts ("127.0.0.1 other 877386e833a8x\n", "877386e833a8", &name);
+  ok (name == NULL, "hosts: only the exact hostname counts");
+  hook_name_from_hosts ("127.0.0.1 877386e833a8 .hidden\n", "877386e833a8", &name);
+  ok (name == NULL, "hosts: a dot name is left out");
+}
+
 int
 main (void)
 {
   test_states ();
   test_stages ();
   test_proc_cgroup ();
+  test_names ();
   return done_testing ();
 }

@@ -65,6 +65,11 @@ teardown() {
   [ "$(hv "$id" .oom.group_kill)" = true ]
   [ "$(hv "$id" .memory_limit)" = 67108864 ]
   [ "$(hdoc "$id" .oom_file)" = true ]
+  # The name podman gave it, recorded at arming, finds the verdict.
+  [ "$(jq -r .name "$VDIR/$id/meta.json")" = hog ]
+  run "$HOOK" --dir "$VDIR" show --json hog
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .reason <<<"$output")" = OOMKilled ]
 }
 
 @test "podman: a kill -9 is not OOMKilled; a container annotated off is not watched" {
