@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # make              build shim, shim-oom-hook, the man pages and the example rootfs
-# make deps         install the Debian packages the build needs (deps-test: and the tests)
+# make deps         install the Debian packages the build needs (test-deps: and the tests)
 # make test         unit tests, host integration tests (bats), VM tests (cgroup v2)
 # make install      PREFIX=/usr/local DESTDIR= BINDIR= MANDIR= ...; make uninstall
 # make dist         shim-VERSION.tar.gz, which builds without git
@@ -105,7 +105,7 @@ unit: $(UNIT_BINS)
 
 deps:
 	scripts/install-deps.sh
-deps-test:
+test-deps:
 	scripts/install-deps.sh --test
 
 # Warnings are errors here: the tree is kept free of them.
@@ -118,7 +118,7 @@ clean:
 	      $(EXAMPLE_BINS)
 	rm -rf examples/rootfs
 
-.PHONY: all examples unit deps deps-test test clean
+.PHONY: all examples unit deps test-deps test clean
 
 # Helpers of the host integration tests, one C file each in tests/helpers/.
 TEST_HELPERS := $(patsubst %.c,%,$(wildcard tests/helpers/*.c))

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Debian packages shim needs: `make deps` (to build and run it) and
-# `make deps-test` (--test: and to run its tests, VM and engines included).
+# `make test-deps` (--test: and to run its tests, VM and engines included).
 set -eu
 pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev
       busybox-static scdoc"
