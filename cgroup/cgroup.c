@@ -160,9 +160,15 @@ cgroup_clone_fd (const struct cgroup *cg)
 int
 cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err)
 {
-  if (cg->manager != &cgroup_v1_manager)
+  if (!cgroup_enter_needed (cg))
     return 0;
   return cgroup_v1_enter (cg, pid, err);
+}
+
+bool
+cgroup_enter_needed (const struct cgroup *cg)
+{
+  return cg->manager == &cgroup_v1_manager;
 }
 
 int

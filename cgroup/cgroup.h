@@ -187,6 +187,10 @@ int cgroup_clone_fd (const struct cgroup *cg);
  * cgroup.procs.  Nothing to do with the v2 manager. */
 int cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
 
+/* Whether cgroup_enter has anything to do for cg: then a child must wait
+ * for it before it runs anything of the container's. */
+bool cgroup_enter_needed (const struct cgroup *cg);
+
 /* The directory holding the container's memory controller files: the
  * cgroup itself on v2, its memory hierarchy directory on v1; -1 when there
  * is none.  Borrowed: the cgroup keeps it. */

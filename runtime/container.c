@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "common/fault.h"
 #include "common/util.h"
 #include "runtime/oci_hooks.h"
 #include "runtime/process_internal.h"
@@ -82,7 +83,7 @@ join_namespaces (const struct shim_config *cfg, const struct ns_fds *ns, shim_er
           return -1;
       }
   if (ns->unshare_flags && unshare (ns->unshare_flags) < 0)
-    return shim_error_errno (err, "linux.namespaces: create the namespaces inside the joined user namespace");
+    return shim_error_errno (err, "linux.namespaces: unshare the namespaces made after the clone");
   return 0;
 }
 
@@ -273,8 +274,12 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       if (cfg->namespaces[i].path != NULL)
         continue;
       /* Made by unshare in the child, after it joined the user
-       * namespace: clone3 would make them the host's. */
-      if (join_user)
+       * namespace: clone3 would make them the host's.  On cgroup v1 the
+       * cgroup namespace too, once the child is in the container's
+       * cgroups (sync_wait_entered), as runc does: cloned with it, its
+       * root in the v1 hierarchies was the runtime's cgroup, and the
+       * container read /../../shim/ID in /proc/self/cgroup. */
+      if (join_user || (type == CLONE_NEWCGROUP && opts->cgroup && cgroup_enter_needed (opts->cgroup)))
         ns.unshare_flags |= type;
       else
         flags |= (uint64_t) type;
@@ -286,13 +291,15 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       shim_error_t cerr = NULL;
       int report_fd = child_end;
       close (parent_end);
-      child_setup (cfg, opts, &ns, child_end, &report_fd, &cerr);
+      if (sync_wait_entered (child_end, opts->cgroup, &cerr) == 0)
+        child_setup (cfg, opts, &ns, child_end, &report_fd, &cerr);
       sync_report_error (report_fd, &cerr);
       _exit (1);
     }
   if (pid < 0)
     return -1;
-  if (opts->cgroup && cgroup_enter (opts->cgroup, pid, err) < 0)
+  fault_point ("spawn:before-enter");
+  if (sync_enter_cgroup (parent_end, opts->cgroup, pid, err) < 0)
     {
       process_reap_failed (pidfd, NULL);
       return -1;

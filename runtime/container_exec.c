@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "common/fault.h"
 #include "common/util.h"
 #include "runtime/process_internal.h"
 #include "runtime/rootfs.h"
@@ -145,46 +146,24 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
     }
   if (o->lock_fd && *o->lock_fd >= 0)
     close (steal_fd (o->lock_fd));
-  /* The child waits until it is in every cgroup hierarchy (cgroup v1:
-   * cgroup_enter after the clone): measured under the ASan build, an exec'd
-   * process ran its command before the parent moved it, outside the
-   * container's device and memory limits. */
-  int entered[2];
-  if (pipe2 (entered, O_CLOEXEC) < 0)
-    return shim_error_errno (err, "exec: pipe");
   pid = process_clone (pidns, o->cgroup_fd, 0, &pidfd, err);
   if (pid == 0)
     {
       shim_error_t cerr = NULL;
-      char go;
       close (parent_end);
-      close (entered[1]);
-      if (read (entered[0], &go, 1) != 1)
-        _exit (1);
-      close (entered[0]);
-      exec_child (cfg, p, o, fds, rootfd, child_end, &cerr);
+      if (sync_wait_entered (child_end, o->cgroup, &cerr) == 0)
+        exec_child (cfg, p, o, fds, rootfd, child_end, &cerr);
       sync_report_error (child_end, &cerr);
       _exit (1);
     }
-  close (entered[0]);
   if (pid < 0)
+    return -1;
+  fault_point ("exec:before-enter");
+  if (sync_enter_cgroup (parent_end, o->cgroup, pid, err) < 0)
     {
-      close (entered[1]);
-      return -1;
-    }
-  if (o->cgroup && cgroup_enter (o->cgroup, pid, err) < 0)
-    {
-      close (entered[1]);
       process_reap_failed (pidfd, NULL);
       return -1;
     }
-  if (write (entered[1], "g", 1) != 1)
-    {
-      close (entered[1]);
-      process_reap_failed (pidfd, NULL);
-      return shim_error_errno (err, "exec: release the process");
-    }
-  close (entered[1]);
   close (steal_fd (&child_end));
   if (sync_converse (parent_end, o->sigfd, pid, false, NULL, NULL, &out->pty_master, err) == 0)
     {

@@ -160,10 +160,23 @@ int
 lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_config **out, shim_error_t *err)
 {
   cleanup_free char *json = NULL;
+  cleanup_close int bfd = -1;
+  shim_error_t tmp = NULL;
   size_t len;
 
-  if (util_read_file_at (dirfd, STATE_CONFIG, &json, &len, err) < 0)
-    return -1;
+  /* A foreground `run` saves no copy (nothing on its start path that can
+   * wait): its bundle is in use for as long as it runs. */
+  if (util_read_file_at (dirfd, STATE_CONFIG, &json, &len, &tmp) < 0)
+    {
+      if (tmp->status != ENOENT)
+        return shim_error_take (err, &tmp);
+      shim_error_release (&tmp);
+      bfd = open (st->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (bfd < 0)
+        return shim_error_errno (err, "bundle `%s`", st->bundle);
+      if (util_read_file_at (bfd, "config.json", &json, &len, err) < 0)
+        return shim_error_prefix (err, "bundle `%s`", st->bundle);
+    }
   if (config_parse (json, len, st->bundle, out, NULL, NULL, err) < 0)
     return shim_error_prefix (err, "the config saved at create");
   return 0;

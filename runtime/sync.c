@@ -177,6 +177,28 @@ sync_wait_go (int fd, char **state_json, shim_error_t *err)
   return 0;
 }
 
+int
+sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid, shim_error_t *err)
+{
+  if (cg == NULL || !cgroup_enter_needed (cg))
+    return 0;
+  if (cgroup_enter (cg, pid, err) < 0)
+    return -1;
+  if (sync_send (fd, SYNC_GO, 0, "", -1) < 0)
+    return shim_error_errno (err, "write to the child");
+  return 0;
+}
+
+int
+sync_wait_entered (int fd, const struct cgroup *cg, shim_error_t *err)
+{
+  char *unused;
+
+  if (cg == NULL || !cgroup_enter_needed (cg))
+    return 0;
+  return sync_wait_go (fd, &unused, err);
+}
+
 /* exec.sock in the state dir, named through the dir fd: a long --root or
  * id would not fit sun_path. */
 static void

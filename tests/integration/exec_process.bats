@@ -181,3 +181,18 @@ exec_detached() {
 	assert_contains "$stderr" "/bin/nope"
 	ct_cleanup
 }
+
+@test "exec into the container of a foreground run (run --bundle, from another directory)" {
+	# `run` in the foreground saves no copy of config.json: exec reads the
+	# bundle's (it failed with "open `config.json`" before).
+	share_dir
+	sh_cmd 'echo ready >/tmp/share/ready; exec sleep 1000'
+	[ "$PWD" != "$BUNDLE" ]
+	start_bg
+	wait_ready
+	run --separate-stderr shim exec "$ID" /bin/sh -c 'echo in'
+	assert_status 0
+	assert_eq "$output" in
+	shim kill "$ID" KILL
+	wait_shim
+}

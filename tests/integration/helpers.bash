@@ -209,6 +209,12 @@ cgroup_v1_mount() {
 	awk -v c="$1" '$(NF-2) == "cgroup" && ("," $NF ",") ~ ("," c ",") { print $5; exit }' /proc/self/mountinfo
 }
 
+# require_cgroup_v1_memory: skip the test where there is no cgroup v1
+# memory hierarchy (a cgroup v2 host: tests/vm covers it).
+require_cgroup_v1_memory() {
+	[ -n "$(cgroup_v1_mount memory)" ] || skip "no cgroup v1 memory hierarchy on this host (cgroup v2: tests/vm)"
+}
+
 # has_memory_cgroup: a container gets a memory cgroup whose counters the
 # verdict reads: cgroup2 with the memory controller, or a cgroup v1 memory
 # hierarchy (a hybrid or v1 host).

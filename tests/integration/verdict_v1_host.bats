@@ -12,9 +12,7 @@ load lifecycle_helpers
 setup() {
 	shim_setup
 	BG_PIDS=()
-	if [ -z "$(cgroup_v1_mount memory)" ]; then
-		skip "no cgroup v1 memory hierarchy on this host (cgroup v2: tests/vm)"
-	fi
+	require_cgroup_v1_memory
 }
 
 # verdict_field FILTER: from the verdict, the last line of $stderr.
