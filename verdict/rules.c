@@ -353,6 +353,15 @@ unattributed_why (const struct verdict_evidence *ev)
   return ev->t_oom == ev->l_oom ? VERDICT_WHY_NESTED_VICTIMS : VERDICT_WHY_AMBIGUOUS;
 }
 
+/* Kills in nested cgroups, and nothing to say init was not among them:
+ * init may live in a nested cgroup (systemd as init moves itself into
+ * init.scope), and only the kernel log names the victims. */
+static bool
+nested_init_unknown (const struct verdict_input *in, const struct verdict_facts *f)
+{
+  return f->ev.cls == VERDICT_CLASS_NESTED && (f->km.use != VERDICT_KMSG_USED || in->init_pid <= 0);
+}
+
 /* Kills whose owner the evidence cannot name: C's own limit mixed with
  * nested ones, or nested kills that may have been an ancestor's. */
 static bool
@@ -407,6 +416,11 @@ decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdic
       v->oom_killed = VERDICT_TRUE;
       v->killed_by = VERDICT_BY_NONE;
       f->story = VERDICT_STORY_INIT_NESTED_OOM;
+    }
+  else if (!f->runtime_sent && nested_init_unknown (in, f))
+    {
+      set_unknown (v, f, VERDICT_WHY_NESTED_INIT);
+      f->story = VERDICT_STORY_KILLED_UNKNOWN;
     }
   else
     {
@@ -472,6 +486,19 @@ decide_without_status (const struct verdict_input *in, struct verdict *v, struct
     {
       set_unknown (v, f, unattributed_why (ev));
       f->story = VERDICT_STORY_STOPPED_AMBIGUOUS;
+    }
+  else if (ev->cls == VERDICT_CLASS_NESTED && f->km.init_nested)
+    {
+      /* The kernel log names init as a nested cgroup's victim: an OOM
+       * kill is a SIGKILL, so init died of it. */
+      v->reason = VERDICT_OOM_KILLED;
+      v->oom_killed = VERDICT_TRUE;
+      f->story = VERDICT_STORY_INIT_NESTED_OOM;
+    }
+  else if (nested_init_unknown (in, f))
+    {
+      set_unknown (v, f, VERDICT_WHY_NESTED_INIT);
+      f->story = VERDICT_STORY_STOPPED_UNKNOWN;
     }
   else
     {

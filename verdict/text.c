@@ -233,6 +233,13 @@ why_text (const struct verdict_input *in, const struct verdict *v, const struct 
                 "(the counters cannot tell them apart) and %s",
                 (unsigned long long) ev->t_kill, kills_word (ev->t_kill), kmsg_state (&f->km));
       break;
+    case VERDICT_WHY_NESTED_INIT:
+      snprintf (buf, len,
+                "%llu %s in nested cgroups %s OOM-killed and init may have been one of them (it can "
+                "live in a nested cgroup), but %s",
+                (unsigned long long) ev->nested, procs (ev->nested), ev->nested == 1 ? "was" : "were",
+                f->km.use == VERDICT_KMSG_USED ? "init's pid was not known" : kmsg_state (&f->km));
+      break;
     case VERDICT_WHY_SIGNALS_UNKNOWN:
       snprintf (buf, len, "processes were OOM-killed one by one, not as a group, and the record "
                           "of the runtime's signals is unreadable");
@@ -516,7 +523,7 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       put (b,
            "container %s stopped; its exit status was not known here and whether it was "
            "OOM-killed is unknown: %s",
-           id, why);
+           id, v->unknown_reason);
       break;
     case VERDICT_STORY_STOPPED_ONE_BY_ONE:
       put (b,

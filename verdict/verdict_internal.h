@@ -50,6 +50,7 @@ enum verdict_why
   VERDICT_WHY_NESTED_VICTIMS,       /* own limit, one-by-one kills of nested leaves' processes */
   VERDICT_WHY_NESTED_OR_ANCESTOR,   /* tree kills: a nested limit's or an ancestor's */
   VERDICT_WHY_SIGNALS_UNKNOWN,      /* the record of signals is unreadable */
+  VERDICT_WHY_NESTED_INIT,          /* nested kills, and no kernel log to say init was not one */
 };
 
 /* What the kernel log says (witness.c): OOM kills of processes in C's tree,

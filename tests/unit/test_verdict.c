@@ -45,6 +45,7 @@ struct row
   enum anc_kind anc;
   bool signals_unknown;
   unsigned wit;         /* WIT(VERDICT_WITNESS_*) */
+  int init_pid;         /* 0: not known (the kernel log's victim is 4121) */
 };
 
 #define NUL VERDICT_NULL
@@ -81,7 +82,21 @@ static const struct row rows[] = {
     ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, F, true, NOSCOPE, 0, 2, F, OUT,
     { "container c1 was killed by SIGKILL from outside the runtime (not an OOM kill: the 2 OOM "
       "kills counted were in nested cgroups with their own limits)" },
-    NULL, .km = K_NESTED, .wit = WIT (VERDICT_WITNESS_COUNTERS | VERDICT_WITNESS_KMSG) },
+    NULL, .km = K_NESTED, .wit = WIT (VERDICT_WITNESS_COUNTERS | VERDICT_WITNESS_KMSG),
+    .init_pid = 1 },
+  /* Without init's pid the log's victims cannot clear init: it may have
+   * lived in the nested cgroup (systemd as init moves itself there). */
+  { "table 4, init's pid not known: kill -9 may have been a nested OOM kill of init", Z, Z, Z,
+    { 1, 2, 1 }, S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, NUL, true, NOSCOPE, 0,
+    2, F, NOBY,
+    { "container c1 was killed by SIGKILL; whether by the OOM killer is unknown: 2 processes in "
+      "nested cgroups were OOM-killed and init may have been one of them",
+      "init's pid was not known" },
+    NULL, .km = K_NESTED },
+  { "table 4, the kernel log unreadable: the kills may have been a parent's, or init's", Z, Z,
+    Z, { 1, 2, 1 }, S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, NUL, true, NOSCOPE,
+    0, 2, F, NOBY, { "may have been a nested cgroup's or a parent's", "the kernel log could not be read" }, NULL,
+    .km = K_DENIED, .init_pid = 1 },
   { "table 4: only a nested limit, init exits 0", Z, Z, Z, { 1, 2, 1 }, S_BOTH, ST_EXIT, 0, 0,
     false, NULL, 0, 0, VERDICT_EXITED, F, true, NOSCOPE, 0, 2, F, NOBY,
     { "container c1 exited with code 0; 2 processes in nested cgroups were OOM-killed" }, NULL,
@@ -213,7 +228,16 @@ static const struct row rows[] = {
     VERDICT_UNKNOWN, F, true, NOSCOPE, 0, 2, F, NOBY,
     { "container c1 stopped with no OOM kill of its own (its exit status was not known here); "
       "the 2 OOM kills counted were in nested cgroups with their own limits" },
+    NULL, .km = K_NESTED, .init_pid = 1 },
+  { "hook: nested kills, init's pid not known", Z, Z, Z, { 1, 2, 1 }, S_BOTH, ST_NONE, 0, 0, false,
+    NULL, 0, 0, VERDICT_UNKNOWN, NUL, true, NOSCOPE, 0, 2, F, NOBY,
+    { "container c1 stopped; its exit status was not known here and whether it was OOM-killed is "
+      "unknown: 2 processes in nested cgroups were OOM-killed and init may have been one of them" },
     NULL, .km = K_NESTED },
+  { "hook: the kernel log names init as a nested cgroup's victim", Z, Z, Z, { 1, 2, 1 }, S_BOTH,
+    ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, NOSCOPE, 0, 2, F, NOBY,
+    { "container c1 was OOM-killed: its init (pid 4121) lived in the nested cgroup `leaf`" },
+    "raise memory.max of the nested cgroup `leaf`", .km = K_NESTED, .init_pid = 4121 },
   { "no status, runtime SIGKILL, no OOM kill", Z, Z, Z, Z, S_BOTH, ST_NONE, 0, KILLED_BY_RT, false,
     NULL, 0, 0, VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, RT,
     { "container c1 was stopped by the runtime's SIGKILL, with no OOM kill counted in its cgroup" },
@@ -395,6 +419,7 @@ compute_row (const struct row *r, struct verdict *v)
     .unavailable_reason = r->unavail,
     .signals_sent = r->sent,
     .signals_unknown = r->signals_unknown,
+    .init_pid = r->init_pid,
   };
 
   make_snap (&base, r->bl, r->bt, r->snaps);
