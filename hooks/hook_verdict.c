@@ -26,7 +26,7 @@ hook_verdict_record_kind_name (enum hook_record_kind k)
 
 enum hook_record_kind
 hook_verdict_compute (const char *id, const struct watcher_record *r, const char *why_missing,
-                      struct verdict *v)
+                      int64_t init_pid, struct verdict *v)
 {
   struct verdict_sources src;
   enum verdict_record_kind kind;
@@ -34,6 +34,8 @@ hook_verdict_compute (const char *id, const struct watcher_record *r, const char
   /* The limit could be enforced when the memory controller was there. */
   verdict_input_init (&src, id, r && r->have_baseline && (r->baseline.have & CG_SNAP_MAX));
   kind = verdict_input_record (&src, r, why_missing);
+  /* init's pid at arming: the kernel log's victims are matched to it. */
+  src.in.init_pid = init_pid;
   verdict_input_compute (&src, v);
   return kind == VERDICT_RECORD_COMPLETE     ? HOOK_RECORD_COMPLETE
          : kind == VERDICT_RECORD_INCOMPLETE ? HOOK_RECORD_INCOMPLETE

@@ -38,7 +38,8 @@ const char *hook_verdict_record_kind_name (enum hook_record_kind k);
 /* r NULL: there is no record, and why_missing says why (it becomes the
  * reason oom_killed is null).  Returns what the record was worth. */
 enum hook_record_kind hook_verdict_compute (const char *id, const struct watcher_record *r,
-                                            const char *why_missing, struct verdict *v);
+                                           const char *why_missing, int64_t init_pid,
+                                           struct verdict *v);
 
 /* The verdict file's text (one JSON line, malloc'd).  meta may be NULL. */
 int hook_verdict_document (const char *id, const struct verdict *v, enum hook_record_kind kind,

@@ -185,7 +185,7 @@ verdict_from_store (int cfd, const struct opts *o, const char *id, struct hook_m
   else if (!have_rec)
     why = why_no_record (meta, *have_meta, o->dir);
   shim_error_release (&tmp);
-  *kind = hook_verdict_compute (id, have_rec ? &rec : NULL, why, v);
+  *kind = hook_verdict_compute (id, have_rec ? &rec : NULL, why, *have_meta ? meta->pid : 0, v);
 }
 
 static void

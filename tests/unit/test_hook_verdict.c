@@ -55,7 +55,7 @@ test_records (void)
   struct verdict v;
 
   r = record (snap (1, 2, 1, 1, 2, 0), true);
-  is_int (hook_verdict_compute ("c1", &r, NULL, &v), HOOK_RECORD_COMPLETE,
+  is_int (hook_verdict_compute ("c1", &r, NULL, 0, &v), HOOK_RECORD_COMPLETE,
           "a final read after the cgroup emptied is complete");
   is_int (v.reason, VERDICT_OOM_KILLED, "group kill: OOMKilled");
   is_int (v.oom_killed, VERDICT_TRUE, "group kill: oom_killed true");
@@ -63,12 +63,12 @@ test_records (void)
   has_str (v.message, "its exit status was not known here", "the message says so");
 
   r = record (snap (1, 2, 1, 1, 2, 1), true);
-  is_int (hook_verdict_compute ("c2", &r, NULL, &v), HOOK_RECORD_INCOMPLETE,
+  is_int (hook_verdict_compute ("c2", &r, NULL, 0, &v), HOOK_RECORD_INCOMPLETE,
           "a last read while still populated is incomplete");
   is_int (v.oom_killed, VERDICT_TRUE, "a kill seen before the cgroup vanished is still a kill");
 
   r = record (snap (0, 0, 0, 0, 0, 1), true);
-  is_int (hook_verdict_compute ("c3", &r, NULL, &v), HOOK_RECORD_INCOMPLETE,
+  is_int (hook_verdict_compute ("c3", &r, NULL, 0, &v), HOOK_RECORD_INCOMPLETE,
           "cgroup removed before the last read");
   is_int (v.oom_killed, VERDICT_NULL, "no kill seen, but not final: null, never a guess");
   has_str (v.message, "removed before the watcher could read its last counters",
@@ -76,25 +76,25 @@ test_records (void)
   is_int (v.have_memory_limit, true, "the limit from the baseline is still reported");
 
   r = record (snap (0, 0, 0, 0, 0, 1), false);
-  hook_verdict_compute ("c4", &r, NULL, &v);
+  hook_verdict_compute ("c4", &r, NULL, 0, &v);
   is_int (v.oom_killed, VERDICT_NULL, "a watcher that did not reach the end: null");
   has_str (v.message, "record stops before the container did", "and says so");
 
   r = record (snap (0, 0, 0, 0, 0, 0), true);
-  hook_verdict_compute ("c5", &r, NULL, &v);
+  hook_verdict_compute ("c5", &r, NULL, 0, &v);
   is_int (v.oom_killed, VERDICT_FALSE, "complete, no kill: oom_killed false");
   is_int (v.reason, VERDICT_UNKNOWN, "without an exit status the reason is Unknown");
   has_str (v.message, "no OOM kill counted in its cgroup", "no kill: the message");
 
   r = record (snap (0, 0, 0, 1, 1, 0), true);
-  hook_verdict_compute ("c6", &r, NULL, &v);
+  hook_verdict_compute ("c6", &r, NULL, 0, &v);
   /* A nested OOM event and tree kills: a nested cgroup's kill, or a
    * parent's; without the kernel log the counters cannot tell (issue 11). */
   is_int (v.oom_killed, VERDICT_NULL, "nested-looking kill without the kernel log: null");
   is_int (v.oom.nested_kills, 1, "nested_kills 1");
 
   r = record (snap (1, 1, 0, 1, 1, 0), true);
-  hook_verdict_compute ("c7", &r, NULL, &v);
+  hook_verdict_compute ("c7", &r, NULL, 0, &v);
   is_int (v.oom_killed, VERDICT_NULL, "a kill without a group kill: init's fate is unknown");
 
   r = record (snap (0, 0, 0, 0, 0, 0), true);
@@ -102,12 +102,12 @@ test_records (void)
   r.last.have = CG_SNAP_CGROUP_EVENTS;
   r.fullest = r.last;
   r.baseline.have = CG_SNAP_CGROUP_EVENTS;
-  hook_verdict_compute ("c8", &r, NULL, &v);
+  hook_verdict_compute ("c8", &r, NULL, 0, &v);
   is_int (v.oom_killed, VERDICT_NULL, "no memory controller: null");
   has_str (v.message, "memory controller is not enabled", "no memory controller: says so");
   ok (!v.memory_limit_enforced, "no memory controller: limit not enforced");
 
-  is_int (hook_verdict_compute ("c9", NULL, "the hook did not arm", &v), HOOK_RECORD_MISSING,
+  is_int (hook_verdict_compute ("c9", NULL, "the hook did not arm", 0, &v), HOOK_RECORD_MISSING,
           "no record");
   is_int (v.oom_killed, VERDICT_NULL, "no record: null");
   has_str (v.message, "the hook did not arm", "no record: the reason is in the message");
@@ -123,7 +123,7 @@ test_document (void)
   struct hook_shown shown;
   struct verdict v;
 
-  hook_verdict_compute ("docid", &r, NULL, &v);
+  hook_verdict_compute ("docid", &r, NULL, 0, &v);
   ok (hook_verdict_document ("docid", &v, HOOK_RECORD_COMPLETE, &meta, true, &doc, &err) == 0,
       "the verdict file is generated");
   has_str (doc, "\"id\":\"docid\"", "file: id");

@@ -257,6 +257,31 @@ hook_kill9() {
   [ "$(hv "$id" '.oom.victims[0].pid')" = "${kill% *}" ]
 }
 
+@test "runc: init OOM-killed by a nested cgroup's own limit, named by the kernel log: the hook says OOMKilled" {
+  # The hook has no exit status; the kernel log names init (the pid the
+  # state gave at arming) as the victim of the nested cgroup's limit, and an
+  # OOM kill is a SIGKILL.
+  RT=runc
+  local id=wk-runc-nested-init st=0
+  hook_bundle "$BATS_TEST_TMPDIR/$id" "$id" "$writable_cgroup" "$(argv_filter /bin/sh -c 'cg=/sys/fs/cgroup
+mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
+echo +memory > $cg/cgroup.subtree_control
+mkdir $cg/sub
+echo 16777216 > $cg/sub/memory.max
+echo 0 > $cg/sub/memory.swap.max
+echo $$ > $cg/sub/cgroup.procs
+exec /bin/memhog -s 4')"
+  IDS+=("$id")
+  (cd "$BATS_TEST_TMPDIR/$id" && exec "$RT" --root "$RTROOT" run "$id") \
+    >"$BATS_TEST_TMPDIR/$id.out" 2>&1 || st=$?
+  [ "$st" -eq 137 ]
+  dmesg | grep -q "oom_memcg=/shimhook-$id/sub,task_memcg=/shimhook-$id/sub,task=memhog,"
+  show_verdict "$id"
+  [ "$(hv "$id" .reason)" = OOMKilled ]
+  [ "$(hv "$id" .oom_killed)" = true ]
+  [ "$(hv "$id" .oom.oom_memcg)" = sub ]
+}
+
 @test "an ancestor's OOM kill after an OOM event in a nested cgroup: never a confident false" {
   make_parent
   # First a nested cgroup's own 16 MiB limit kills a hog there (an OOM
