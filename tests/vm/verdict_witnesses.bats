@@ -76,6 +76,17 @@ mkdir $cg/sub
 echo $$ > $cg/sub/cgroup.procs
 exec /bin/memhog -s 8'
 
+# The same, into a nested cgroup with its own 16 MiB limit: that limit
+# OOM-kills init there.
+init_in_small_nested='cg=/sys/fs/cgroup
+mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
+echo +memory > $cg/cgroup.subtree_control
+mkdir $cg/sub
+echo 16777216 > $cg/sub/memory.max
+echo 0 > $cg/sub/memory.swap.max
+echo $$ > $cg/sub/cgroup.procs
+exec /bin/memhog -s 4'
+
 # kmsg_kill ID: "PID COMM" of the kernel log's oom-kill record of a victim
 # in container ID's cgroup (the last one), or nothing.
 kmsg_kill() {
@@ -130,14 +141,7 @@ wait_bg() {
 @test "init OOM-killed by a nested cgroup's own limit is never called killed from outside" {
   # init moves itself into a nested cgroup with a 16 MiB limit and outgrows
   # it: the kernel kills init there.  Nothing outside sent a signal.
-  make_bundle memhog "$writable_cgroup" "$(args_filter /bin/sh -c 'cg=/sys/fs/cgroup
-mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
-echo +memory > $cg/cgroup.subtree_control
-mkdir $cg/sub
-echo 16777216 > $cg/sub/memory.max
-echo 0 > $cg/sub/memory.swap.max
-echo $$ > $cg/sub/cgroup.procs
-exec /bin/memhog -s 4')"
+  make_bundle memhog "$writable_cgroup" "$(args_filter /bin/sh -c "$init_in_small_nested")"
   run_shim nested-init
   echo "$output"
   [ "$status" -eq 137 ]
@@ -263,14 +267,7 @@ hook_kill9() {
   # OOM kill is a SIGKILL.
   RT=runc
   local id=wk-runc-nested-init st=0
-  hook_bundle "$BATS_TEST_TMPDIR/$id" "$id" "$writable_cgroup" "$(argv_filter /bin/sh -c 'cg=/sys/fs/cgroup
-mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
-echo +memory > $cg/cgroup.subtree_control
-mkdir $cg/sub
-echo 16777216 > $cg/sub/memory.max
-echo 0 > $cg/sub/memory.swap.max
-echo $$ > $cg/sub/cgroup.procs
-exec /bin/memhog -s 4')"
+  hook_bundle "$BATS_TEST_TMPDIR/$id" "$id" "$writable_cgroup" "$(argv_filter /bin/sh -c "$init_in_small_nested")"
   IDS+=("$id")
   (cd "$BATS_TEST_TMPDIR/$id" && exec "$RT" --root "$RTROOT" run "$id") \
     >"$BATS_TEST_TMPDIR/$id.out" 2>&1 || st=$?
