@@ -35,6 +35,30 @@ struct cgroup_device_rule
   unsigned access; /* CGROUP_DEV_* */
 };
 
+/* linux.resources.blockIO's per-device entries: weightDevice and the four
+ * throttle lists, one kind each. */
+enum cgroup_blkio_kind
+{
+  CGROUP_BLKIO_WEIGHT,
+  CGROUP_BLKIO_READ_BPS,
+  CGROUP_BLKIO_WRITE_BPS,
+  CGROUP_BLKIO_READ_IOPS,
+  CGROUP_BLKIO_WRITE_IOPS,
+};
+struct cgroup_blkio_device
+{
+  enum cgroup_blkio_kind kind;
+  int64_t major, minor;
+  uint64_t value; /* the weight, or the rate (bytes or operations per second) */
+};
+
+/* linux.resources.hugepageLimits[]: pageSize as the spec writes it ("2MB"). */
+struct cgroup_hugepage_limit
+{
+  char *page_size;
+  uint64_t limit;
+};
+
 /* A resource value is "set" only when the field was present. */
 struct cgroup_resources
 {
@@ -53,6 +77,14 @@ struct cgroup_resources
   bool has_devices; /* linux.resources.devices was given, even empty */
   struct cgroup_device_rule *devices;
   size_t n_devices;
+  bool oom_kill_disable; /* memory.disableOOMKiller */
+  bool has_cpu_rt_runtime, has_cpu_rt_period;
+  int64_t cpu_rt_runtime;
+  uint64_t cpu_rt_period;
+  struct cgroup_hugepage_limit *hugepages;
+  size_t n_hugepages;
+  struct cgroup_blkio_device *blkio_devices;
+  size_t n_blkio_devices;
 };
 
 /* What cgroup_create needs to know, and nothing of the container besides. */

@@ -14,10 +14,11 @@ enum
   CGROUP_CTRL_CPU = 1 << 2,
   CGROUP_CTRL_CPUSET = 1 << 3,
   CGROUP_CTRL_IO = 1 << 4,
+  CGROUP_CTRL_HUGETLB = 1 << 5,
 };
-#define CGROUP_N_CTRL 5
+#define CGROUP_N_CTRL 6
 
-/* "memory", "pids", "cpu", "cpuset", "io", by bit number. */
+/* "memory", "pids", "cpu", "cpuset", "io", "hugetlb", by bit number. */
 extern const char *const cgroup_ctrl_names[CGROUP_N_CTRL];
 
 /* What the spec asks to be limited: these controllers must work. */

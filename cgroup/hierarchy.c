@@ -321,7 +321,7 @@ cgroup_cpu_shares_to_weight (unsigned long long shares)
   return 1 + ((shares - 2) * 9999) / 262142;
 }
 
-const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io" };
+const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io", "hugetlb" };
 
 bool
 cgroup_key_is_ctrl (const char *key, size_t i)
@@ -339,12 +339,14 @@ cgroup_required_controllers (const struct cgroup_resources *r)
     m |= CGROUP_CTRL_MEMORY;
   if (r->has_pids_limit && r->pids_limit > 0)
     m |= CGROUP_CTRL_PIDS;
-  if (r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period)
+  if (r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period || r->has_cpu_rt_runtime || r->has_cpu_rt_period)
     m |= CGROUP_CTRL_CPU;
   if (r->cpu_cpus || r->cpu_mems)
     m |= CGROUP_CTRL_CPUSET;
-  if (r->has_blkio_weight)
+  if (r->has_blkio_weight || r->n_blkio_devices)
     m |= CGROUP_CTRL_IO;
+  if (r->n_hugepages)
+    m |= CGROUP_CTRL_HUGETLB;
   for (i = 0; i < r->n_unified; i++)
     for (j = 0; j < CGROUP_N_CTRL; j++)
       if (cgroup_key_is_ctrl (r->unified[i].key, j))
