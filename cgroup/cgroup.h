@@ -138,6 +138,10 @@ struct cgroup
    * hierarchy's tracking cgroup on a hybrid host, the memory hierarchy's
    * on a pure v1 host. */
   struct cgroup_v1 *v1;
+  /* "CTRLS PATH\n" for each v1 hierarchy whose directory is not at path (a
+   * relative cgroupsPath resolved per hierarchy), NULL when none: what
+   * state.json keeps besides path, for cgroup_open_paths. */
+  char *v1_paths;
 };
 
 /* This host's manager, chosen once: NULL when there is no cgroup to manage
@@ -196,6 +200,10 @@ void cgroup_release (struct cgroup *cg);
  * created_depth as state.json keeps them.  A cgroup already removed (by an
  * engine, or systemd) is not an error: dirfd is then -1. */
 int cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_error_t *err);
+/* The same with the v1 hierarchies' own paths as cgroup.v1_paths gave them
+ * at create (NULL: path in every hierarchy). */
+int cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth, struct cgroup *out,
+                       shim_error_t *err);
 
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);

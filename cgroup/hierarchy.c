@@ -249,6 +249,36 @@ expand_slice (const char *slice, char **out, shim_error_t *err)
 }
 
 int
+cgroup_path_for_v1 (const char *cgroups_path, bool systemd, const char *ctrl, char **out, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL, *own = NULL;
+  shim_error_t tmp = NULL;
+
+  *out = NULL;
+  if (cgroups_path == NULL || *cgroups_path == '\0' || systemd || cgroups_path[0] == '/')
+    return 0;
+  if (util_read_file_at (AT_FDCWD, "/proc/self/cgroup", &buf, NULL, err) < 0)
+    return -1;
+  if (cgroup_parse_proc_cgroup_v1 (buf, ctrl, &own, &tmp) < 0)
+    {
+      /* No line for it (not the runtime's hierarchy): the one path. */
+      if (tmp->status == ENOENT)
+        {
+          shim_error_release (&tmp);
+          return 0;
+        }
+      shim_error_take (err, &tmp);
+      return shim_error_prefix (err, "/proc/self/cgroup");
+    }
+  if (asprintf (out, "%s/%s", strcmp (own, "/") ? own : "", cgroups_path) < 0)
+    {
+      *out = NULL;
+      return shim_error_errno (err, "cgroupsPath");
+    }
+  return 0;
+}
+
+int
 cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **out, shim_error_t *err)
 {
   cleanup_free char *path = NULL;

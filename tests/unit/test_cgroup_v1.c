@@ -324,6 +324,37 @@ test_update_more (void)
   cgroup_release (&cg);
 }
 
+/* A relative cgroupsPath resolved per hierarchy at create: the later
+ * commands open each hierarchy's own directory from cgroup.v1_paths. */
+static void
+test_open_paths (void)
+{
+  struct cgroup cg;
+  struct cgroup_resources r = { 0 };
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *lim = NULL, *pids = NULL, *stray = NULL;
+  char p[512];
+
+  snprintf (p, sizeof p, "%s/memory/own", root);
+  mkdir (p, 0755);
+  snprintf (p, sizeof p, "%s/memory/own/c1", root);
+  mkdir (p, 0755);
+  put ("memory/own/c1", "memory.limit_in_bytes", "");
+  put ("memory/shim/c1", "memory.limit_in_bytes", "");
+  put ("pids/shim/c1", "pids.max", "");
+  if (!ok (cgroup_open_paths ("/shim/c1", "memory /own/c1\n", 0, &cg, &err) == 0, "open with v1 paths"))
+    return;
+  r.has_memory_limit = true;
+  r.memory_limit = 16777216;
+  r.has_pids_limit = true;
+  r.pids_limit = 7;
+  ok (cgroup_update (&cg, &r, &err) == 0, "update");
+  is_str (lim = get ("memory/own/c1", "memory.limit_in_bytes"), "16777216", "memory: its own path, /own/c1");
+  is_str (stray = get ("memory/shim/c1", "memory.limit_in_bytes"), "", "not the one path");
+  is_str (pids = get ("pids/shim/c1", "pids.max"), "7", "pids: the one path");
+  cgroup_release (&cg);
+}
+
 static void
 test_snapshot (void)
 {
@@ -457,6 +488,7 @@ main (void)
   test_refused ();
   test_update ();
   test_update_more ();
+  test_open_paths ();
   test_snapshot ();
   cgroup_v1_set_mountinfo (NULL);
   test_real_oom_eventfd ();
