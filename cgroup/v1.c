@@ -485,7 +485,8 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
   for (i = 0; ret == 0 && i < out->v1->n; i++)
     {
       struct cgroup_v1_dir *h = &out->v1->h[i];
-      ret = make_path (h->mountfd, h->ctrls, hpath (out, h), list_has (h->ctrls, "cpuset"), &h->created, &h->dirfd, err);
+      ret = make_path (h->mountfd, h->ctrls, hpath (out, h), list_has (h->ctrls, "cpuset"), &h->created, &h->dirfd,
+                       err);
       if (h->created > depth)
         depth = h->created;
     }

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* linux.resources (memory, pids, cpu, blockIO, hugepageLimits, unified,
- * devices) into a
- * struct cgroup_resources, each value with whether it was given; also the
- * whole document of `update --resources`. */
+ * devices) into a struct cgroup_resources, each value with whether it was
+ * given; also the whole document of `update --resources`. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
