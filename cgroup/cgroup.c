@@ -70,6 +70,13 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
 int
 cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_error_t *err)
 {
+  return cgroup_open_paths (path, NULL, created_depth, out, err);
+}
+
+int
+cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth, struct cgroup *out,
+                   shim_error_t *err)
+{
   const struct cgroup_manager *m = cgroup_manager_detect ();
 
   *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
@@ -77,7 +84,7 @@ cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_er
     return 0;
   out->manager = m;
   out->path = strdup (path);
-  if (out->path == NULL)
+  if (out->path == NULL || (v1_paths && (out->v1_paths = strdup (v1_paths)) == NULL))
     return shim_error_errno (err, "cgroup `%s`", path);
   out->created = created_depth > 0;
   out->created_depth = created_depth;
@@ -93,6 +100,7 @@ cgroup_release (struct cgroup *cg)
     close (cg->mountfd);
   free (cg->path);
   free (cg->unenforced_reason);
+  free (cg->v1_paths);
   cgroup_v1_free (cg->v1);
   *cg = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
 }

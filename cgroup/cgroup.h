@@ -35,6 +35,30 @@ struct cgroup_device_rule
   unsigned access; /* CGROUP_DEV_* */
 };
 
+/* linux.resources.blockIO's per-device entries: weightDevice and the four
+ * throttle lists, one kind each. */
+enum cgroup_blkio_kind
+{
+  CGROUP_BLKIO_WEIGHT,
+  CGROUP_BLKIO_READ_BPS,
+  CGROUP_BLKIO_WRITE_BPS,
+  CGROUP_BLKIO_READ_IOPS,
+  CGROUP_BLKIO_WRITE_IOPS,
+};
+struct cgroup_blkio_device
+{
+  enum cgroup_blkio_kind kind;
+  int64_t major, minor;
+  uint64_t value; /* the weight, or the rate (bytes or operations per second) */
+};
+
+/* linux.resources.hugepageLimits[]: pageSize as the spec writes it ("2MB"). */
+struct cgroup_hugepage_limit
+{
+  char *page_size;
+  uint64_t limit;
+};
+
 /* A resource value is "set" only when the field was present. */
 struct cgroup_resources
 {
@@ -53,6 +77,14 @@ struct cgroup_resources
   bool has_devices; /* linux.resources.devices was given, even empty */
   struct cgroup_device_rule *devices;
   size_t n_devices;
+  bool oom_kill_disable; /* memory.disableOOMKiller */
+  bool has_cpu_rt_runtime, has_cpu_rt_period;
+  int64_t cpu_rt_runtime;
+  uint64_t cpu_rt_period;
+  struct cgroup_hugepage_limit *hugepages;
+  size_t n_hugepages;
+  struct cgroup_blkio_device *blkio_devices;
+  size_t n_blkio_devices;
 };
 
 /* What cgroup_create needs to know, and nothing of the container besides. */
@@ -106,6 +138,10 @@ struct cgroup
    * hierarchy's tracking cgroup on a hybrid host, the memory hierarchy's
    * on a pure v1 host. */
   struct cgroup_v1 *v1;
+  /* "CTRLS PATH\n" for each v1 hierarchy whose directory is not at path (a
+   * relative cgroupsPath resolved per hierarchy), NULL when none: what
+   * state.json keeps besides path, for cgroup_open_paths. */
+  char *v1_paths;
 };
 
 /* This host's manager, chosen once: NULL when there is no cgroup to manage
@@ -164,6 +200,10 @@ void cgroup_release (struct cgroup *cg);
  * created_depth as state.json keeps them.  A cgroup already removed (by an
  * engine, or systemd) is not an error: dirfd is then -1. */
 int cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_error_t *err);
+/* The same with the v1 hierarchies' own paths as cgroup.v1_paths gave them
+ * at create (NULL: path in every hierarchy). */
+int cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth, struct cgroup *out,
+                       shim_error_t *err);
 
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);

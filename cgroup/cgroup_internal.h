@@ -14,10 +14,11 @@ enum
   CGROUP_CTRL_CPU = 1 << 2,
   CGROUP_CTRL_CPUSET = 1 << 3,
   CGROUP_CTRL_IO = 1 << 4,
+  CGROUP_CTRL_HUGETLB = 1 << 5,
 };
-#define CGROUP_N_CTRL 5
+#define CGROUP_N_CTRL 6
 
-/* "memory", "pids", "cpu", "cpuset", "io", by bit number. */
+/* "memory", "pids", "cpu", "cpuset", "io", "hugetlb", by bit number. */
 extern const char *const cgroup_ctrl_names[CGROUP_N_CTRL];
 
 /* What the spec asks to be limited: these controllers must work. */
@@ -52,6 +53,9 @@ struct cgroup_v1_dir
   int mountfd;   /* the hierarchy's mount */
   int dirfd;     /* the container's cgroup in it, or -1 (removed) */
   size_t created; /* trailing path components we made in it */
+  char *path;     /* the container's cgroup in it, when not cgroup.path: a
+                   * relative cgroupsPath is under the runtime's own cgroup
+                   * of each hierarchy, as runc does */
 };
 struct cgroup_v1
 {
@@ -59,6 +63,12 @@ struct cgroup_v1
   struct cgroup_v1_dir h[CGROUP_V1_MAX];
 };
 void cgroup_v1_free (struct cgroup_v1 *v);
+
+/* A relative cgroupsPath in the v1 hierarchy carrying CTRL ("cpu"): under
+ * the runtime's own cgroup there (its /proc/self/cgroup line), as runc's
+ * fs manager does.  *out NULL: not a relative path (absolute, systemd's,
+ * the default), or no line for CTRL; the caller uses the one path. */
+int cgroup_path_for_v1 (const char *cgroups_path, bool systemd, const char *ctrl, char **out, shim_error_t *err);
 
 /* The container's directory in the hierarchy carrying controller NAME
  * ("memory", "cpu"), or -1 when none is mounted (or it was removed). */

@@ -249,6 +249,36 @@ expand_slice (const char *slice, char **out, shim_error_t *err)
 }
 
 int
+cgroup_path_for_v1 (const char *cgroups_path, bool systemd, const char *ctrl, char **out, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL, *own = NULL;
+  shim_error_t tmp = NULL;
+
+  *out = NULL;
+  if (cgroups_path == NULL || *cgroups_path == '\0' || systemd || cgroups_path[0] == '/')
+    return 0;
+  if (util_read_file_at (AT_FDCWD, "/proc/self/cgroup", &buf, NULL, err) < 0)
+    return -1;
+  if (cgroup_parse_proc_cgroup_v1 (buf, ctrl, &own, &tmp) < 0)
+    {
+      /* No line for it (not the runtime's hierarchy): the one path. */
+      if (tmp->status == ENOENT)
+        {
+          shim_error_release (&tmp);
+          return 0;
+        }
+      shim_error_take (err, &tmp);
+      return shim_error_prefix (err, "/proc/self/cgroup");
+    }
+  if (asprintf (out, "%s/%s", strcmp (own, "/") ? own : "", cgroups_path) < 0)
+    {
+      *out = NULL;
+      return shim_error_errno (err, "cgroupsPath");
+    }
+  return 0;
+}
+
+int
 cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **out, shim_error_t *err)
 {
   cleanup_free char *path = NULL;
@@ -321,7 +351,7 @@ cgroup_cpu_shares_to_weight (unsigned long long shares)
   return 1 + ((shares - 2) * 9999) / 262142;
 }
 
-const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io" };
+const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io", "hugetlb" };
 
 bool
 cgroup_key_is_ctrl (const char *key, size_t i)
@@ -339,12 +369,14 @@ cgroup_required_controllers (const struct cgroup_resources *r)
     m |= CGROUP_CTRL_MEMORY;
   if (r->has_pids_limit && r->pids_limit > 0)
     m |= CGROUP_CTRL_PIDS;
-  if (r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period)
+  if (r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period || r->has_cpu_rt_runtime || r->has_cpu_rt_period)
     m |= CGROUP_CTRL_CPU;
   if (r->cpu_cpus || r->cpu_mems)
     m |= CGROUP_CTRL_CPUSET;
-  if (r->has_blkio_weight)
+  if (r->has_blkio_weight || r->n_blkio_devices)
     m |= CGROUP_CTRL_IO;
+  if (r->n_hugepages)
+    m |= CGROUP_CTRL_HUGETLB;
   for (i = 0; i < r->n_unified; i++)
     for (j = 0; j < CGROUP_N_CTRL; j++)
       if (cgroup_key_is_ctrl (r->unified[i].key, j))

@@ -11,9 +11,11 @@
  * Without cgroup2 the v1 freezer stops the tree so that a kill reaches
  * every task, forks racing with it included.
  *
- * Unlike runc, a relative cgroupsPath is resolved once (under the caller's
- * cgroup in the unified hierarchy) and used as is in every hierarchy: one
- * path finds every directory again in later commands. */
+ * A relative cgroupsPath is under the runtime's own cgroup in each
+ * hierarchy, as runc resolves it (its /proc/self/cgroup line for that
+ * controller; cgroup.path is the unified one's, or memory's on a pure v1
+ * host): the hierarchies whose directory differs are listed in
+ * cgroup.v1_paths, which state.json keeps for the later commands. */
 #include "cgroup/cgroup.h"
 
 #include <errno.h>
@@ -193,6 +195,7 @@ cgroup_v1_free (struct cgroup_v1 *v)
       if (v->h[i].mountfd >= 0)
         close (v->h[i].mountfd);
       free (v->h[i].ctrls);
+      free (v->h[i].path);
     }
   free (v);
 }
@@ -363,6 +366,71 @@ refuse_frozen (int dirfd, const char *path, shim_error_t *err)
   return 0;
 }
 
+/* The container's cgroup in hierarchy H. */
+static const char *
+hpath (const struct cgroup *cg, const struct cgroup_v1_dir *h)
+{
+  return h->path ? h->path : cg->path;
+}
+
+/* A relative cgroupsPath, per hierarchy: h->path where it is not PATH, and
+ * cg->v1_paths listing them. */
+static int
+resolve_paths (const struct cgroup_spec *spec, const char *path, struct cgroup *cg, shim_error_t *err)
+{
+  size_t i, len = 0;
+
+  for (i = 0; i < cg->v1->n; i++)
+    {
+      struct cgroup_v1_dir *h = &cg->v1->h[i];
+      cleanup_free char *ctrl = strndup (h->ctrls, strcspn (h->ctrls, ","));
+      char *line;
+      if (ctrl == NULL)
+        return shim_error_errno (err, "cgroup v1");
+      if (cgroup_path_for_v1 (spec->cgroups_path, spec->systemd, ctrl, &h->path, err) < 0)
+        return -1;
+      if (h->path && strcmp (h->path, path) == 0)
+        {
+          free (h->path);
+          h->path = NULL;
+        }
+      if (h->path == NULL)
+        continue;
+      if (asprintf (&line, "%s%s %s\n", cg->v1_paths ? cg->v1_paths : "", h->ctrls, h->path) < 0)
+        return shim_error_errno (err, "cgroup v1");
+      free (cg->v1_paths);
+      cg->v1_paths = line;
+      len++;
+    }
+  if (len)
+    log_msg (LOG_DEBUG, "cgroup v1: a relative cgroupsPath in %zu hierarchies elsewhere:\n%s", len, cg->v1_paths);
+  return 0;
+}
+
+/* cgroup.v1_paths again, into each hierarchy's h->path. */
+static int
+load_paths (struct cgroup *cg, shim_error_t *err)
+{
+  const char *line = cg->v1_paths;
+  while (line && *line)
+    {
+      size_t n = strcspn (line, "\n"), i;
+      const char *sp = memchr (line, ' ', n);
+      for (i = 0; sp && i < cg->v1->n; i++)
+        {
+          struct cgroup_v1_dir *h = &cg->v1->h[i];
+          if (strlen (h->ctrls) != (size_t) (sp - line) || strncmp (h->ctrls, line, (size_t) (sp - line)) != 0)
+            continue;
+          free (h->path);
+          h->path = strndup (sp + 1, n - (size_t) (sp + 1 - line));
+          if (h->path == NULL)
+            return shim_error_errno (err, "cgroup v1");
+        }
+      line += n + (line[n] == '\n');
+    }
+  return 0;
+}
+
 static void
 remove_made (struct cgroup *cg)
 {
@@ -370,7 +438,7 @@ remove_made (struct cgroup *cg)
   size_t i;
 
   for (i = 0; cg->v1 && i < cg->v1->n; i++)
-    if (cg->v1->h[i].created && remove_path (cg->v1->h[i].mountfd, cg->v1->h[i].ctrls, cg->path,
+    if (cg->v1->h[i].created && remove_path (cg->v1->h[i].mountfd, cg->v1->h[i].ctrls, hpath (cg, &cg->v1->h[i]),
                                              cg->v1->h[i].created, &tmp) < 0)
       log_error_release (&tmp);
   if (cg->mountfd >= 0 && cg->created)
@@ -412,12 +480,13 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
   out->path = strdup (path);
   if (out->path == NULL)
     return shim_error_errno (err, "cgroup path");
-  if (open_hierarchies (out, err) < 0)
+  if (open_hierarchies (out, err) < 0 || resolve_paths (spec, path, out, err) < 0)
     return -1;
   for (i = 0; ret == 0 && i < out->v1->n; i++)
     {
       struct cgroup_v1_dir *h = &out->v1->h[i];
-      ret = make_path (h->mountfd, h->ctrls, path, list_has (h->ctrls, "cpuset"), &h->created, &h->dirfd, err);
+      ret = make_path (h->mountfd, h->ctrls, hpath (out, h), list_has (h->ctrls, "cpuset"), &h->created, &h->dirfd,
+                       err);
       if (h->created > depth)
         depth = h->created;
     }
@@ -465,15 +534,16 @@ v1_open (struct cgroup *cg, shim_error_t *err)
   const char *rel = cg->path + (cg->path[0] == '/');
   size_t i;
 
-  if (open_hierarchies (cg, err) < 0)
+  if (open_hierarchies (cg, err) < 0 || load_paths (cg, err) < 0)
     return -1;
   for (i = 0; i < cg->v1->n; i++)
     {
       struct cgroup_v1_dir *h = &cg->v1->h[i];
+      const char *hrel = hpath (cg, h) + (hpath (cg, h)[0] == '/');
       h->created = cg->created_depth;
-      h->dirfd = openat (h->mountfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      h->dirfd = openat (h->mountfd, *hrel ? hrel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (h->dirfd < 0 && errno != ENOENT)
-        return shim_error_errno (err, "open cgroup `%s` in %s", cg->path, h->ctrls);
+        return shim_error_errno (err, "open cgroup `%s` in %s", hpath (cg, h), h->ctrls);
     }
   if (cg->mountfd >= 0)
     {
@@ -494,7 +564,8 @@ cgroup_v1_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err)
   snprintf (buf, sizeof buf, "%lld", (long long) pid);
   for (i = 0; cg->v1 && i < cg->v1->n; i++)
     if (cg->v1->h[i].dirfd >= 0 && util_write_file_at (cg->v1->h[i].dirfd, "cgroup.procs", buf, strlen (buf), err) < 0)
-      return shim_error_prefix (err, "cgroup `%s` in %s: add pid %s", cg->path, cg->v1->h[i].ctrls, buf);
+      return shim_error_prefix (err, "cgroup `%s` in %s: add pid %s", hpath (cg, &cg->v1->h[i]), cg->v1->h[i].ctrls,
+                                buf);
   return 0;
 }
 
@@ -611,7 +682,7 @@ wait_empty_v1 (const struct cgroup *cg, shim_error_t *err)
           if (cg->v1->h[i].dirfd < 0)
             continue;
           if (util_read_file_at (cg->v1->h[i].dirfd, "cgroup.procs", &procs, NULL, err) < 0)
-            return shim_error_prefix (err, "cgroup `%s` in %s", cg->path, cg->v1->h[i].ctrls);
+            return shim_error_prefix (err, "cgroup `%s` in %s", hpath (cg, &cg->v1->h[i]), cg->v1->h[i].ctrls);
           empty = !any_alive (procs);
         }
       if (empty)
@@ -656,7 +727,7 @@ v1_destroy (struct cgroup *cg, shim_error_t *err)
         continue;
       /* created_depth, not what this hierarchy had made: the shared /shim
        * is removed by the last container to go, whoever made it. */
-      if (remove_path (h->mountfd, h->ctrls, cg->path, cg->created_depth, err) < 0)
+      if (remove_path (h->mountfd, h->ctrls, hpath (cg, h), cg->created_depth, err) < 0)
         return -1;
       close (h->dirfd);
       h->dirfd = -1;

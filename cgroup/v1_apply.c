@@ -107,6 +107,38 @@ apply_memory (int fd, const struct cgroup_resources *r, shim_error_t *err)
   return 0;
 }
 
+/* cpu.rt_period_us and cpu.rt_runtime_us: the kernel keeps runtime <=
+ * period, so when the period shrinks below the current runtime it is
+ * refused until the runtime went first (runc's order: period, and on
+ * failure runtime then period again).  A nonzero runtime also needs the
+ * parent's budget and CONFIG_RT_GROUP_SCHED: the kernel's refusal then
+ * names the file. */
+static int
+apply_rt (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  char buf[32];
+  bool retry = false;
+
+  if (r->has_cpu_rt_period && r->cpu_rt_period)
+    {
+      shim_error_t tmp = NULL;
+      snprintf (buf, sizeof buf, "%" PRIu64, r->cpu_rt_period);
+      if (write_knob (fd, "cpu.rt_period_us", buf, "linux.resources.cpu.realtimePeriod", &tmp) < 0)
+        {
+          if (!r->has_cpu_rt_runtime)
+            return shim_error_take (err, &tmp);
+          shim_error_release (&tmp);
+          retry = true;
+        }
+    }
+  if (r->has_cpu_rt_runtime
+      && write_i64 (fd, "cpu.rt_runtime_us", r->cpu_rt_runtime, "linux.resources.cpu.realtimeRuntime", err) < 0)
+    return -1;
+  if (retry && write_knob (fd, "cpu.rt_period_us", buf, "linux.resources.cpu.realtimePeriod", err) < 0)
+    return -1;
+  return 0;
+}
+
 static int
 apply_cpu (int fd, const struct cgroup_resources *r, shim_error_t *err)
 {
@@ -128,7 +160,7 @@ apply_cpu (int fd, const struct cgroup_resources *r, shim_error_t *err)
                                      "linux.resources.cpu.quota", err)
                               < 0)
     return -1;
-  return 0;
+  return apply_rt (fd, r, err);
 }
 
 int
@@ -163,6 +195,43 @@ apply_cpuset (int fd, const struct cgroup_resources *r, shim_error_t *err)
   return 0;
 }
 
+/* blkio.weight_device and the four blkio.throttle.* files: one
+ * "MAJ:MIN VALUE" line per write, as runc's blkio.go. */
+static int
+apply_blkio_devices (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  static const char *const files[] = {
+    [CGROUP_BLKIO_WEIGHT] = "blkio.weight_device",
+    [CGROUP_BLKIO_READ_BPS] = "blkio.throttle.read_bps_device",
+    [CGROUP_BLKIO_WRITE_BPS] = "blkio.throttle.write_bps_device",
+    [CGROUP_BLKIO_READ_IOPS] = "blkio.throttle.read_iops_device",
+    [CGROUP_BLKIO_WRITE_IOPS] = "blkio.throttle.write_iops_device",
+  };
+  static const char *const keys[] = {
+    [CGROUP_BLKIO_WEIGHT] = "weightDevice",
+    [CGROUP_BLKIO_READ_BPS] = "throttleReadBpsDevice",
+    [CGROUP_BLKIO_WRITE_BPS] = "throttleWriteBpsDevice",
+    [CGROUP_BLKIO_READ_IOPS] = "throttleReadIOPSDevice",
+    [CGROUP_BLKIO_WRITE_IOPS] = "throttleWriteIOPSDevice",
+  };
+  size_t i;
+
+  for (i = 0; i < r->n_blkio_devices; i++)
+    {
+      const struct cgroup_blkio_device *d = &r->blkio_devices[i];
+      const char *file = files[d->kind];
+      char buf[80], jp[64];
+      /* As blkio.weight: BFQ names it blkio.bfq.weight_device. */
+      if (d->kind == CGROUP_BLKIO_WEIGHT && faccessat (fd, "blkio.weight_device", F_OK, 0) < 0)
+        file = "blkio.bfq.weight_device";
+      snprintf (buf, sizeof buf, "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor, d->value);
+      snprintf (jp, sizeof jp, "linux.resources.blockIO.%s", keys[d->kind]);
+      if (write_knob (fd, file, buf, jp, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
 static int
 apply_blkio (int fd, const struct cgroup_resources *r, shim_error_t *err)
 {
@@ -170,7 +239,42 @@ apply_blkio (int fd, const struct cgroup_resources *r, shim_error_t *err)
   /* blkio.weight is CFQ's; with BFQ the kernel names it blkio.bfq.weight. */
   const char *file = faccessat (fd, "blkio.weight", F_OK, 0) == 0 ? "blkio.weight" : "blkio.bfq.weight";
   snprintf (buf, sizeof buf, "%u", (unsigned) r->blkio_weight);
-  return write_knob (fd, file, buf, "linux.resources.blockIO.weight", err);
+  if (r->has_blkio_weight && write_knob (fd, file, buf, "linux.resources.blockIO.weight", err) < 0)
+    return -1;
+  return apply_blkio_devices (fd, r, err);
+}
+
+/* hugetlb.<size>.limit_in_bytes, the size as the kernel names it ("2MB"). */
+static int
+apply_hugetlb (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  size_t i;
+  for (i = 0; i < r->n_hugepages; i++)
+    {
+      char file[64], jp[64], buf[32];
+      snprintf (file, sizeof file, "hugetlb.%s.limit_in_bytes", r->hugepages[i].page_size);
+      snprintf (jp, sizeof jp, "linux.resources.hugepageLimits[%zu].limit", i);
+      snprintf (buf, sizeof buf, "%" PRIu64, r->hugepages[i].limit);
+      if (write_knob (fd, file, buf, jp, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* memory.disableOOMKiller: memory.oom_control 1.  The container then
+ * waits at its limit instead of being killed (under_oom 1), and no OOM kill
+ * happens for the verdict to report. */
+static int
+apply_oom_control (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  if (!r->oom_kill_disable)
+    return 0;
+  if (fd < 0)
+    {
+      log_msg (LOG_WARNING, "linux.resources.memory.disableOOMKiller: not applied: no memory hierarchy is mounted");
+      return 0;
+    }
+  return write_knob (fd, "memory.oom_control", "1", "linux.resources.memory.disableOOMKiller", err);
 }
 
 static int
@@ -312,7 +416,11 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
     return -1;
   if ((fd = cgroup_v1_dirfd (v, "cpuset")) >= 0 && apply_cpuset (fd, r, err) < 0)
     return -1;
-  if ((fd = cgroup_v1_dirfd (v, "blkio")) >= 0 && r->has_blkio_weight && apply_blkio (fd, r, err) < 0)
+  if (apply_oom_control (cgroup_v1_dirfd (v, "memory"), r, err) < 0)
+    return -1;
+  if ((fd = cgroup_v1_dirfd (v, "blkio")) >= 0 && (required & CGROUP_CTRL_IO) && apply_blkio (fd, r, err) < 0)
+    return -1;
+  if ((fd = cgroup_v1_dirfd (v, "hugetlb")) >= 0 && apply_hugetlb (fd, r, err) < 0)
     return -1;
   if (r->has_devices)
     {

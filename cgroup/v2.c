@@ -108,6 +108,51 @@ has_unified (const struct cgroup_resources *r, const char *key)
   return false;
 }
 
+/* What cgroup v1 has and v2 maps differently: blockIO's per-device lists
+ * into io.weight and io.max ("MAJ:MIN rbps=N", one key per write, the
+ * others kept), hugepageLimits into hugetlb.<size>.max, as runc's fs2.
+ * Real-time budgets do not exist on v2: refused by name, as runc does.
+ * disableOOMKiller has no v2 knob: runc ignores it, we say so. */
+static int
+apply_v1_only (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_error_t *err)
+{
+  static const char *const io_keys[] = { "", "rbps", "wbps", "riops", "wiops" };
+  static const char *const json_keys[] = { "weightDevice", "throttleReadBpsDevice", "throttleWriteBpsDevice",
+                                            "throttleReadIOPSDevice", "throttleWriteIOPSDevice" };
+  char buf[96], jp[96];
+  size_t i;
+
+  if (r->oom_kill_disable)
+    log_msg (LOG_WARNING, "linux.resources.memory.disableOOMKiller: not applied: cgroup v2 cannot disable the "
+                          "OOM killer");
+  if ((r->has_cpu_rt_runtime && r->cpu_rt_runtime) || (r->has_cpu_rt_period && r->cpu_rt_period))
+    return shim_error_plain (err, ENOTSUP, "linux.resources.cpu.%s: cgroup v2 has no real-time CPU budget "
+                             "(cpu.rt_runtime_us and cpu.rt_period_us are cgroup v1's)",
+                             r->has_cpu_rt_runtime && r->cpu_rt_runtime ? "realtimeRuntime" : "realtimePeriod");
+  for (i = 0; (ctrls & CGROUP_CTRL_IO) && i < r->n_blkio_devices; i++)
+    {
+      const struct cgroup_blkio_device *d = &r->blkio_devices[i];
+      if (d->kind == CGROUP_BLKIO_WEIGHT)
+        snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor, d->value);
+      else
+        snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %s=%" PRIu64, d->major, d->minor, io_keys[d->kind],
+                  d->value);
+      snprintf (jp, sizeof (jp), "linux.resources.blockIO.%s", json_keys[d->kind]);
+      if (write_knob (fd, d->kind == CGROUP_BLKIO_WEIGHT ? "io.weight" : "io.max", buf, jp, err) < 0)
+        return -1;
+    }
+  for (i = 0; (ctrls & CGROUP_CTRL_HUGETLB) && i < r->n_hugepages; i++)
+    {
+      char file[64];
+      snprintf (file, sizeof (file), "hugetlb.%s.max", r->hugepages[i].page_size);
+      snprintf (jp, sizeof (jp), "linux.resources.hugepageLimits[%zu].limit", i);
+      snprintf (buf, sizeof (buf), "%" PRIu64, r->hugepages[i].limit);
+      if (write_knob (fd, file, buf, jp, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
 static int
 apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_error_t *err)
 {
@@ -190,6 +235,8 @@ apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_
       if (write_knob (fd, "io.weight", buf, "linux.resources.blockIO.weight", err) < 0)
         return -1;
     }
+  if (apply_v1_only (fd, r, ctrls, err) < 0)
+    return -1;
   /* unified last: it overrides anything above, memory.oom.group included. */
   for (i = 0; i < r->n_unified; i++)
     {

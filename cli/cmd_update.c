@@ -22,6 +22,8 @@ const char cmd_update_usage[] = "usage: shim update [options] ID\n"
                                 "      --cpu-shares N             CPU weight, relative\n"
                                 "      --cpu-quota N              CPU time per period (us)\n"
                                 "      --cpu-period N             CPU period (us)\n"
+                                "      --cpu-rt-period N          CPU real-time period (us; cgroup v1)\n"
+                                "      --cpu-rt-runtime N         CPU real-time time per period (us; cgroup v1)\n"
                                 "      --cpuset-cpus LIST         CPUs allowed (e.g. 0-3,5)\n"
                                 "      --cpuset-mems LIST         memory nodes allowed\n"
                                 "      --blkio-weight N           block I/O weight, relative\n";
@@ -81,7 +83,7 @@ flag_size (const char *flag, const char *v, int64_t *out, bool *has, shim_error_
 int
 cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
-  enum { O_MEM = 256, O_RES, O_SWAP, O_PIDS, O_SHARES, O_QUOTA, O_PERIOD, O_CPUS, O_MEMS, O_BLKIO };
+  enum { O_MEM = 256, O_RES, O_SWAP, O_PIDS, O_SHARES, O_QUOTA, O_PERIOD, O_CPUS, O_MEMS, O_BLKIO, O_RT_PERIOD, O_RT_RUNTIME };
   static const struct option opts[] = {
     { "resources", required_argument, NULL, 'r' },
     { "memory", required_argument, NULL, O_MEM },
@@ -91,6 +93,8 @@ cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
     { "cpu-shares", required_argument, NULL, O_SHARES },
     { "cpu-quota", required_argument, NULL, O_QUOTA },
     { "cpu-period", required_argument, NULL, O_PERIOD },
+    { "cpu-rt-period", required_argument, NULL, O_RT_PERIOD },
+    { "cpu-rt-runtime", required_argument, NULL, O_RT_RUNTIME },
     { "cpuset-cpus", required_argument, NULL, O_CPUS },
     { "cpuset-mems", required_argument, NULL, O_MEMS },
     { "blkio-weight", required_argument, NULL, O_BLKIO },
@@ -137,6 +141,15 @@ cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
         if (flag_i64 ("--cpu-period", optarg, &x, &res.has_cpu_period, err) < 0)
           return -1;
         res.cpu_period = (uint64_t) x;
+        break;
+      case O_RT_PERIOD:
+        if (flag_i64 ("--cpu-rt-period", optarg, &x, &res.has_cpu_rt_period, err) < 0)
+          return -1;
+        res.cpu_rt_period = (uint64_t) x;
+        break;
+      case O_RT_RUNTIME:
+        if (flag_i64 ("--cpu-rt-runtime", optarg, &res.cpu_rt_runtime, &res.has_cpu_rt_runtime, err) < 0)
+          return -1;
         break;
       case O_CPUS:
         free (res.cpu_cpus);

@@ -33,7 +33,7 @@ container_ref_open (const char *root, const char *id, bool exclusive, struct con
       r->status = STATUS_CREATING;
       return 0;
     }
-  if (cgroup_open (r->st.cgroup_path, r->st.cgroup_created_depth, &r->cg, err) < 0)
+  if (cgroup_open_paths (r->st.cgroup_path, r->st.cgroup_v1_paths, r->st.cgroup_created_depth, &r->cg, err) < 0)
     return -1;
   r->status = state_status (r->dirfd, r->cg.mountfd, &r->st);
   return 0;

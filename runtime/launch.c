@@ -154,7 +154,8 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
   }
   fault_point ("create:after-cgroup");
   log_msg (LOG_DEBUG, "container %s: cgroup %s", o->c.id, l->cg.path ? l->cg.path : "(none)");
-  if (l->cg.path && (l->st.cgroup_path = strdup (l->cg.path)) == NULL)
+  if ((l->cg.path && (l->st.cgroup_path = strdup (l->cg.path)) == NULL)
+      || (l->cg.v1_paths && (l->st.cgroup_v1_paths = strdup (l->cg.v1_paths)) == NULL))
     return shim_error_errno (err, "container state");
   l->st.cgroup_created_depth = l->cg.created ? l->cg.created_depth : 0;
   if (l->cg.created && l->st.cgroup_created_depth == 0)

@@ -165,6 +165,7 @@ state_write (int dirfd, const struct shim_state *st, shim_error_t *err)
            && json_kv_str (g, "created", st->created) && json_kv_int (g, "owner", st->owner)
            && json_kv_str (g, "cgroup_path", st->cgroup_path)
            && json_kv_int (g, "cgroup_created_depth", (long long) st->cgroup_created_depth)
+           && (st->cgroup_v1_paths == NULL || json_kv_str (g, "cgroup_v1_paths", st->cgroup_v1_paths))
            && json_kv_bool (g, "memory_limit_enforced", st->memory_limit_enforced)
            && json_kv_bool (g, "foreground", st->foreground) && json_kv_bool (g, "no_pivot", st->no_pivot)
            && json_kv_int (g, "hook_stages", st->hook_stages)
@@ -209,7 +210,8 @@ state_read (int dirfd, struct shim_state *st, shim_error_t *err)
     return shim_error_plain (err, EINVAL, "state.json: malformed: %s", root ? "not an object" : errbuf);
   if (dup_field (root, "id", &st->id, err) < 0 || dup_field (root, "bundle", &st->bundle, err) < 0
       || dup_field (root, "rootfs", &st->rootfs, err) < 0 || dup_field (root, "created", &st->created, err) < 0
-      || dup_field (root, "cgroup_path", &st->cgroup_path, err) < 0)
+      || dup_field (root, "cgroup_path", &st->cgroup_path, err) < 0
+      || dup_field (root, "cgroup_v1_paths", &st->cgroup_v1_paths, err) < 0)
     return -1;
   st->pid = (pid_t) int_field (root, "pid");
   st->pid_start = (uint64_t) int_field (root, "pid_start");
@@ -249,6 +251,7 @@ state_free (struct shim_state *st)
   free (st->rootfs);
   free (st->created);
   free (st->cgroup_path);
+  free (st->cgroup_v1_paths);
   for (i = 0; i < st->n_annotations; i++)
     {
       free (st->annotations[i].key);

@@ -51,6 +51,7 @@ struct shim_state
   uid_t owner;
   char *cgroup_path;  /* from the cgroup2 mount, or NULL */
   size_t cgroup_created_depth; /* trailing components we made (0: adopted) */
+  char *cgroup_v1_paths; /* cgroup.v1_paths: only written when there are some */
   bool memory_limit_enforced;
   bool foreground;    /* `shim run` is init's parent and writes the verdict */
   bool no_pivot;

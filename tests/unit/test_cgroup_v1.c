@@ -28,7 +28,7 @@ static char root[64];
 static const char *const hier[][2] = {
   { "memory", "rw,memory" },   { "pids", "rw,pids" },       { "cpu,cpuacct", "rw,cpu,cpuacct" },
   { "cpuset", "rw,cpuset" },   { "freezer", "rw,freezer" }, { "devices", "rw,devices" },
-  { "blkio", "rw,blkio" },     { "systemd", "rw,name=systemd" },
+  { "blkio", "rw,blkio" },     { "hugetlb", "rw,hugetlb" }, { "systemd", "rw,name=systemd" },
 };
 #define N_HIER (sizeof (hier) / sizeof (hier[0]))
 
@@ -84,7 +84,9 @@ fake_host (void)
     "cpu.cfs_quota_us",      "cpu.cfs_period_us",      "cpuset.cpus",
     "cpuset.mems",           "freezer.state",          "devices.allow",
     "devices.deny",          "blkio.weight",           "cgroup.event_control",
-    "memory.oom_control",
+    "memory.oom_control",    "cpu.rt_period_us",       "cpu.rt_runtime_us",
+    "blkio.weight_device",   "blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
+    "blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device", "hugetlb.2MB.limit_in_bytes",
   };
   char text[4096] = "", p[512];
   size_t i, j;
@@ -282,6 +284,77 @@ test_update (void)
   cgroup_release (&cg);
 }
 
+/* The fields beyond the limits: each to its v1 file, in its hierarchy. */
+static void
+test_update_more (void)
+{
+  struct cgroup cg;
+  struct cgroup_resources r = { 0 };
+  struct cgroup_blkio_device dev[] = {
+    { CGROUP_BLKIO_WEIGHT, 8, 0, 300 },          { CGROUP_BLKIO_READ_BPS, 254, 0, 1048576 },
+    { CGROUP_BLKIO_WRITE_BPS, 254, 0, 2097152 }, { CGROUP_BLKIO_READ_IOPS, 254, 0, 100 },
+    { CGROUP_BLKIO_WRITE_IOPS, 254, 1, 200 },
+  };
+  struct cgroup_hugepage_limit huge = { (char *) "2MB", 4194304 };
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *oom = NULL, *rtp = NULL, *rtr = NULL, *wd = NULL, *rb = NULL, *wb = NULL, *ri = NULL,
+                    *wi = NULL, *hl = NULL;
+
+  if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open"))
+    return;
+  r.oom_kill_disable = true;
+  r.has_cpu_rt_period = r.has_cpu_rt_runtime = true;
+  r.cpu_rt_period = 1000000;
+  r.cpu_rt_runtime = 0;
+  r.blkio_devices = dev;
+  r.n_blkio_devices = 5;
+  r.hugepages = &huge;
+  r.n_hugepages = 1;
+  if (!ok (cgroup_update (&cg, &r, &err) == 0, "update with the other fields"))
+    diag ("%s", err->msg);
+  is_str (oom = get ("memory/shim/c1", "memory.oom_control"), "1", "disableOOMKiller: memory.oom_control 1");
+  is_str (rtp = get ("cpu,cpuacct/shim/c1", "cpu.rt_period_us"), "1000000", "cpu.rt_period_us");
+  is_str (rtr = get ("cpu,cpuacct/shim/c1", "cpu.rt_runtime_us"), "0", "cpu.rt_runtime_us");
+  is_str (wd = get ("blkio/shim/c1", "blkio.weight_device"), "8:0 300", "blkio.weight_device");
+  is_str (rb = get ("blkio/shim/c1", "blkio.throttle.read_bps_device"), "254:0 1048576", "read_bps_device");
+  is_str (wb = get ("blkio/shim/c1", "blkio.throttle.write_bps_device"), "254:0 2097152", "write_bps_device");
+  is_str (ri = get ("blkio/shim/c1", "blkio.throttle.read_iops_device"), "254:0 100", "read_iops_device");
+  is_str (wi = get ("blkio/shim/c1", "blkio.throttle.write_iops_device"), "254:1 200", "write_iops_device");
+  is_str (hl = get ("hugetlb/shim/c1", "hugetlb.2MB.limit_in_bytes"), "4194304", "hugetlb.2MB.limit_in_bytes");
+  cgroup_release (&cg);
+}
+
+/* A relative cgroupsPath resolved per hierarchy at create: the later
+ * commands open each hierarchy's own directory from cgroup.v1_paths. */
+static void
+test_open_paths (void)
+{
+  struct cgroup cg;
+  struct cgroup_resources r = { 0 };
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *lim = NULL, *pids = NULL, *stray = NULL;
+  char p[512];
+
+  snprintf (p, sizeof p, "%s/memory/own", root);
+  mkdir (p, 0755);
+  snprintf (p, sizeof p, "%s/memory/own/c1", root);
+  mkdir (p, 0755);
+  put ("memory/own/c1", "memory.limit_in_bytes", "");
+  put ("memory/shim/c1", "memory.limit_in_bytes", "");
+  put ("pids/shim/c1", "pids.max", "");
+  if (!ok (cgroup_open_paths ("/shim/c1", "memory /own/c1\n", 0, &cg, &err) == 0, "open with v1 paths"))
+    return;
+  r.has_memory_limit = true;
+  r.memory_limit = 16777216;
+  r.has_pids_limit = true;
+  r.pids_limit = 7;
+  ok (cgroup_update (&cg, &r, &err) == 0, "update");
+  is_str (lim = get ("memory/own/c1", "memory.limit_in_bytes"), "16777216", "memory: its own path, /own/c1");
+  is_str (stray = get ("memory/shim/c1", "memory.limit_in_bytes"), "", "not the one path");
+  is_str (pids = get ("pids/shim/c1", "pids.max"), "7", "pids: the one path");
+  cgroup_release (&cg);
+}
+
 static void
 test_snapshot (void)
 {
@@ -414,6 +487,8 @@ main (void)
   test_failed_create_removes ();
   test_refused ();
   test_update ();
+  test_update_more ();
+  test_open_paths ();
   test_snapshot ();
   cgroup_v1_set_mountinfo (NULL);
   test_real_oom_eventfd ();

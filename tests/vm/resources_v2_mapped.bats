@@ -1,0 +1,78 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+#
+# The linux.resources fields cgroup v1 has and v2 spells differently, on a
+# pure cgroup v2 kernel, as runc's fs2 maps them.  Runs INSIDE the VM:
+#
+#   tests/vm/run -- bats tests/vm/resources_v2_mapped.bats
+#
+# blockIO's throttles go to io.max (the device: a loop device over a file of
+# the test's, detached in teardown, as the VM's root is 9p and has no block
+# device), hugepageLimits to hugetlb.2MB.max,
+# realtime budgets are refused by name (v2 has none), disableOOMKiller is a
+# named warning (v2 cannot disable the OOM killer).  The container reads
+# its own cgroup's files: it has a cgroup namespace and /sys/fs/cgroup.
+
+load helpers
+
+setup() {
+	require_cgroup2_memory
+	ID=res-$BATS_TEST_NUMBER-$$
+}
+
+teardown() {
+	if [ -n "${LOOP:-}" ]; then
+		losetup -d "$LOOP"
+	fi
+	assert_no_leftovers "$ID"
+}
+
+@test "blockIO throttles: one io.max line with rbps, wbps, riops and wiops" {
+	local dev
+	# The guest's modules are .ko files with busybox's modules.dep, which
+	# kmod's modprobe does not read: insmod by path (loop has no deps).
+	[ -e /dev/loop-control ] || insmod "/lib/modules/$(uname -r)/kernel/drivers/block/loop.ko"
+	truncate -s 1M "$BATS_TEST_TMPDIR/disk"
+	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/disk")
+	dev=$(printf '%d:%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
+	grep -qw io "$CGROOT/cgroup.subtree_control" || echo +io >"$CGROOT/cgroup.subtree_control"
+	make_bundle hello "$(args_filter /bin/cat /sys/fs/cgroup/io.max)" \
+		".linux.resources.blockIO = {
+			throttleReadBpsDevice: [{major: ${dev%:*}, minor: ${dev#*:}, rate: 1048576}],
+			throttleWriteBpsDevice: [{major: ${dev%:*}, minor: ${dev#*:}, rate: 2097152}],
+			throttleReadIOPSDevice: [{major: ${dev%:*}, minor: ${dev#*:}, rate: 100}],
+			throttleWriteIOPSDevice: [{major: ${dev%:*}, minor: ${dev#*:}, rate: 200}]}"
+	run_shim "$ID"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	[[ "$output" == *"$dev rbps=1048576 wbps=2097152 riops=100 wiops=200"* ]] || { echo "$output" >&2; return 1; }
+}
+
+@test "hugepageLimits: hugetlb.2MB.max" {
+	grep -qw hugetlb "$CGROOT/cgroup.controllers" || { echo "no hugetlb controller in this kernel" >&2; return 1; }
+	grep -qw hugetlb "$CGROOT/cgroup.subtree_control" || echo +hugetlb >"$CGROOT/cgroup.subtree_control"
+	make_bundle hello "$(args_filter /bin/cat /sys/fs/cgroup/hugetlb.2MB.max)" \
+		'.linux.resources.hugepageLimits = [{pageSize: "2MB", limit: 4194304}]'
+	run_shim "$ID"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	[[ "$output" == *4194304* ]] || { echo "$output" >&2; return 1; }
+}
+
+@test "cpu.realtimeRuntime: refused by name, cgroup v2 has no real-time budget" {
+	make_bundle hello '.linux.resources.cpu = {realtimeRuntime: 10000, realtimePeriod: 1000000}'
+	run_shim "$ID"
+	[ "$status" -eq 1 ] || { echo "$output" >&2; return 1; }
+	[[ "$output" == *"linux.resources.cpu.realtimeRuntime: cgroup v2 has no real-time CPU budget"* ]] || {
+		echo "$output" >&2
+		return 1
+	}
+}
+
+@test "memory.disableOOMKiller: a warning names it, the container runs" {
+	make_bundle hello '.linux.resources.memory = {limit: 67108864, disableOOMKiller: true}'
+	run_shim "$ID"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	[[ "$output" == *"linux.resources.memory.disableOOMKiller: not applied: cgroup v2 cannot disable the OOM killer"* ]] || {
+		echo "$output" >&2
+		return 1
+	}
+}
