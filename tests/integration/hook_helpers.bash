@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: Apache-2.0
+# shim-oom-hook under Debian's runc on this host (load helpers first):
+# bundles whose config.json carries config/oci-hooks.json pointed at this
+# build, and runc run under a subreaper.  The tests set VDIR (the hook's
+# --dir) and RUNC_ROOT.
+
+SUBREAPER=$REPO/tests/helpers/subreaper
+HOOK=$REPO/shim-oom-hook
+
+# hook_bundle EXAMPLE: the example with config/oci-hooks.json's hooks
+# (createRuntime + poststop) running this build, in cgroup /shimhook-ID.
+hook_bundle() {
+	make_bundle "$1"
+	cfg --arg hook "$HOOK" --arg vdir "$VDIR" --arg id "$ID" --slurpfile frag "$REPO/config/oci-hooks.json" \
+		'.linux.cgroupsPath = "/shimhook-" + $id
+		| .hooks = ($frag[0].hooks | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir] + .args[1:])))'
+}
+
+# runc_detached: `runc run -d` under the subreaper, which inherits init and
+# reaps it at once, as conmon or containerd-shim would; $REAPER_PID, and
+# init's pid in $T/pid.
+runc_detached() {
+	(cd "$BUNDLE" && exec "$SUBREAPER" runc --root "$RUNC_ROOT" run -d --pid-file "$T/pid" "$ID" \
+		</dev/null >/dev/null 2>"$T/runc.err" 3>&-) &
+	REAPER_PID=$!
+	timeout 20 sh -c 'until [ -s "$1" ]; do sleep 0.05; done' _ "$T/pid"
+}
