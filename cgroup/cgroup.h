@@ -192,6 +192,23 @@ int cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
  * is none.  Borrowed: the cgroup keeps it. */
 int cgroup_memory_dirfd (const struct cgroup *cg);
 
+/* What `events --stats` reports (runc's stats event), from whichever files
+ * this host has (cgroup/stats.c): cgroup v2's cpu.stat, memory.current,
+ * memory.peak, memory.max, memory.swap.*, pids.*; on v1 cpuacct.usage and
+ * cpuacct.stat, cpu.stat, memory.usage_in_bytes, max_usage_in_bytes,
+ * limit_in_bytes, failcnt, memory.memsw.* and pids.*.  Times in ns; a
+ * missing file, and a limit that is no limit, read 0 (as the stream always
+ * said). */
+struct cgroup_stats
+{
+  uint64_t cpu_total, cpu_kernel, cpu_user; /* ns */
+  uint64_t cpu_periods, cpu_throttled_periods, cpu_throttled_time;
+  uint64_t memory_usage, memory_max_usage, memory_limit, memory_failcnt;
+  uint64_t swap_usage, swap_limit; /* swap alone: v1's memsw minus memory */
+  uint64_t pids_current, pids_limit;
+};
+void cgroup_stats_read (const struct cgroup *cg, struct cgroup_stats *out);
+
 /* ---- cgroup v1 (cgroup/v1*.c) -------------------------------------------
  * On a hybrid host (controllers on v1 hierarchies, a controller-less cgroup2
  * at /sys/fs/cgroup/unified) and a pure v1 host the v1 manager is chosen:

@@ -25,11 +25,6 @@
 #include "cgroup/cgroup_internal.h"
 #include "common/util.h"
 
-/* The kernel's "no limit" in memory.limit_in_bytes is PAGE_COUNTER_MAX
- * pages in bytes (9223372036854771712 with 4 KiB pages): anything from
- * here up is no limit. */
-#define V1_UNLIMITED_FROM 0x7fffffffff000000ULL
-
 /* 0 and *buf, 1 missing (ENOENT), -1 other errors. */
 static int
 read_optional (int dirfd, const char *name, char **buf, shim_error_t *err)
@@ -154,7 +149,7 @@ read_stat (int fd, struct cg_snapshot *out, shim_error_t *err)
 static uint64_t
 v1_limit (uint64_t v)
 {
-  return v >= V1_UNLIMITED_FROM ? CG_UNLIMITED : v;
+  return v >= CGROUP_V1_UNLIMITED_FROM ? CG_UNLIMITED : v;
 }
 
 /* Whether the memory cgroup has a subdirectory (a nested cgroup): v1
