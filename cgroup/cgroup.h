@@ -168,6 +168,13 @@ int cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shi
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);
 
+/* Whether it is frozen (paused), as the kernel says: cgroup.events'
+ * `frozen 1` of the cgroup2 cgroup (v2, and the unified one on a hybrid
+ * host, which cgroup_freeze uses); on a pure v1 host freezer.state
+ * `FROZEN` (not FREEZING: some task has not stopped yet).  No cgroup, or
+ * one that cannot be read: false. */
+bool cgroup_frozen (const struct cgroup *cg);
+
 /* `update`: write new linux.resources to a running container's cgroup. */
 int cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
 

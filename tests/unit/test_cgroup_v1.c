@@ -334,6 +334,25 @@ test_snapshot (void)
   }
 }
 
+/* A pure v1 host has no cgroup.events: paused is freezer.state FROZEN. */
+static void
+test_frozen (void)
+{
+  struct cgroup cg;
+  cleanup_error shim_error_t err = NULL;
+
+  if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open on the fake pure v1 host"))
+    return;
+  put ("freezer/shim/c1", "freezer.state", "FROZEN\n");
+  ok (cgroup_frozen (&cg), "FROZEN: frozen");
+  put ("freezer/shim/c1", "freezer.state", "FREEZING\n");
+  ok (!cgroup_frozen (&cg), "FREEZING: not yet");
+  put ("freezer/shim/c1", "freezer.state", "THAWED\n");
+  ok (!cgroup_frozen (&cg), "THAWED: not frozen");
+  cgroup_release (&cg);
+  ok (!cgroup_frozen (&cg), "no cgroup: not frozen");
+}
+
 /* The end's counters through fds opened at arming (a regular file's new
  * content is read through the same fd, as a cgroup file's would be). */
 static void
@@ -489,6 +508,7 @@ main (void)
   test_update ();
   test_snapshot ();
   test_counters_pread ();
+  test_frozen ();
   test_proc_open ();
   cgroup_v1_set_mountinfo (NULL);
   test_real_oom_eventfd ();
