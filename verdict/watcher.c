@@ -463,7 +463,6 @@ watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned ancesto
 
   if (mem < 0 || mem == cg->dirfd)
     return watcher_arm (w, cg->dirfd, ancestor_levels, kernel_path, err);
-  (void) ancestor_levels;
   return watcher_arm_v1 (w, mem, cg->mountfd >= 0 ? cg->dirfd : -1, kernel_path, err);
 }
 
