@@ -128,6 +128,31 @@ cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
   return cg->manager->freeze (cg, frozen, err);
 }
 
+bool
+cgroup_frozen (const struct cgroup *cg)
+{
+  cleanup_free char *buf = NULL;
+  shim_error_t tmp = NULL;
+  struct cg_cgroup_events ev;
+  bool frozen = false;
+
+  if (absent (cg))
+    return false;
+  /* A pure v1 host has no cgroup.events: its freezer says. */
+  if (cg->manager == &cgroup_v1_manager && cg->mountfd < 0)
+    {
+      int fd = cgroup_v1_dirfd (cg->v1, "freezer");
+      frozen = fd >= 0 && util_read_file_at (fd, "freezer.state", &buf, NULL, &tmp) == 0
+               && strncmp (buf, "FROZEN", 6) == 0;
+    }
+  else
+    frozen = util_read_file_at (cg->dirfd, "cgroup.events", &buf, NULL, &tmp) == 0
+             && cg_parse_cgroup_events ("cgroup.events", buf, &ev, &tmp) == 0 && (ev.have & CG_CEV_FROZEN)
+             && ev.frozen;
+  shim_error_release (&tmp);
+  return frozen;
+}
+
 int
 cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err)
 {

@@ -208,6 +208,13 @@ int cgroup_open_paths (const char *path, const char *v1_paths, size_t created_de
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);
 
+/* Whether it is frozen (paused), as the kernel says: cgroup.events'
+ * `frozen 1` of the cgroup2 cgroup (v2, and the unified one on a hybrid
+ * host, which cgroup_freeze uses); on a pure v1 host freezer.state
+ * `FROZEN` (not FREEZING: some task has not stopped yet).  No cgroup, or
+ * one that cannot be read: false. */
+bool cgroup_frozen (const struct cgroup *cg);
+
 /* `update`: write new linux.resources to a running container's cgroup. */
 int cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
 
@@ -236,6 +243,23 @@ bool cgroup_enter_needed (const struct cgroup *cg);
  * is none.  Borrowed: the cgroup keeps it. */
 int cgroup_memory_dirfd (const struct cgroup *cg);
 
+/* What `events --stats` reports (runc's stats event), from whichever files
+ * this host has (cgroup/stats.c): cgroup v2's cpu.stat, memory.current,
+ * memory.peak, memory.max, memory.swap.*, pids.*; on v1 cpuacct.usage and
+ * cpuacct.stat, cpu.stat, memory.usage_in_bytes, max_usage_in_bytes,
+ * limit_in_bytes, failcnt, memory.memsw.* and pids.*.  Times in ns; a
+ * missing file, and a limit that is no limit, read 0 (as the stream always
+ * said). */
+struct cgroup_stats
+{
+  uint64_t cpu_total, cpu_kernel, cpu_user; /* ns */
+  uint64_t cpu_periods, cpu_throttled_periods, cpu_throttled_time;
+  uint64_t memory_usage, memory_max_usage, memory_limit, memory_failcnt;
+  uint64_t swap_usage, swap_limit; /* swap alone: v1's memsw minus memory */
+  uint64_t pids_current, pids_limit;
+};
+void cgroup_stats_read (const struct cgroup *cg, struct cgroup_stats *out);
+
 /* ---- cgroup v1 (cgroup/v1*.c) -------------------------------------------
  * On a hybrid host (controllers on v1 hierarchies, a controller-less cgroup2
  * at /sys/fs/cgroup/unified) and a pure v1 host the v1 manager is chosen:
@@ -246,6 +270,15 @@ int cgroup_memory_dirfd (const struct cgroup *cg);
 /* Use the cgroup mounts this text (a /proc/self/mountinfo) lists instead of
  * the host's: unit tests with a fake cgroupfs.  NULL: the host's again. */
 void cgroup_v1_set_mountinfo (const char *mountinfo);
+
+/* The directory of process PID's cgroup in the v1 hierarchy carrying
+ * controller CTRL ("memory"): its /proc/PID/cgroup line for CTRL joined
+ * with that hierarchy's mount point from mountinfo (an OCI hook finds the
+ * container's v1 memory cgroup from init's pid so).  0 and *fd (O_CLOEXEC)
+ * and *path (malloc'd, from the hierarchy's root); 0 with *fd -1 when no v1
+ * hierarchy carries CTRL; -1 when the process or its cgroup cannot be
+ * found or opened, as cgroup_parse_proc_cgroup_v1 refuses paths. */
+int cgroup_v1_proc_open (pid_t pid, const char *ctrl, int *fd, char **path, shim_error_t *err);
 
 /* What memory.oom_control says besides the oom_kill counter. */
 struct cgroup_v1_oom
@@ -277,5 +310,27 @@ int cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snap
  * for memory.oom_control.  The kernel also signals it once when the cgroup
  * is removed: read memory.oom_control (cgroup_v1_snapshot_read) to tell. */
 int cgroup_v1_oom_eventfd (int memory_dirfd, shim_error_t *err);
+
+/* The counters that change when the container is OOM-killed, through files
+ * opened once: at the container's end there is no path lookup between the
+ * cgroup emptying and the runtime's rmdir (runc removes it right after it
+ * reaps init).  -1: not open. */
+struct cgroup_v1_counter_fds
+{
+  int oom_control; /* memory.oom_control: oom_kill */
+  int failcnt;     /* memory.failcnt */
+  int max_usage;   /* memory.max_usage_in_bytes */
+};
+#define CGROUP_V1_COUNTER_FDS_INIT { .oom_control = -1, .failcnt = -1, .max_usage = -1 }
+/* Open them in the memory cgroup MEMORY_DIRFD; a file that is missing stays
+ * -1 (an old kernel). */
+int cgroup_v1_counters_open (int memory_dirfd, struct cgroup_v1_counter_fds *fds, shim_error_t *err);
+/* Read them into OUT's events_local (oom_kill, max) and memory_peak, with
+ * the have bits of what was read (CG_SNAP_EVENTS_LOCAL, CG_SNAP_PEAK);
+ * nothing else of OUT is touched.  An error when none could be read (the
+ * cgroup was removed: ENODEV). */
+int cgroup_v1_counters_pread (const struct cgroup_v1_counter_fds *fds, struct cg_snapshot *out,
+                              shim_error_t *err);
+void cgroup_v1_counters_close (struct cgroup_v1_counter_fds *fds);
 
 #endif

@@ -44,6 +44,11 @@ extern const struct cgroup_manager cgroup_v1_manager;
  * pure v1): then cgroup_v1_manager is the one. */
 bool cgroup_v1_present (void);
 
+/* The kernel's "no limit" in a v1 memory.limit_in_bytes is PAGE_COUNTER_MAX
+ * pages in bytes (9223372036854771712 with 4 KiB pages): anything from
+ * here up is no limit. */
+#define CGROUP_V1_UNLIMITED_FROM 0x7fffffffff000000ULL
+
 /* The container's directories in the v1 hierarchies (cgroup/v1.c keeps
  * them; v1_apply.c writes the limits through them). */
 #define CGROUP_V1_MAX 16

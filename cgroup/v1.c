@@ -182,6 +182,38 @@ cgroup_v1_present (void)
   return mounts.n > 0;
 }
 
+int
+cgroup_v1_proc_open (pid_t pid, const char *ctrl, int *fd, char **path, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL, *p = NULL;
+  cleanup_close int mfd = -1;
+  const char *dir = NULL;
+  char file[64];
+  size_t i;
+
+  *fd = -1;
+  *path = NULL;
+  load_mounts ();
+  for (i = 0; dir == NULL && i < mounts.n; i++)
+    if (list_has (mounts.m[i].ctrls, ctrl))
+      dir = mounts.m[i].dir;
+  if (dir == NULL)
+    return 0;
+  snprintf (file, sizeof file, "/proc/%lld/cgroup", (long long) pid);
+  if (util_read_file_at (AT_FDCWD, file, &buf, NULL, err) < 0)
+    return -1;
+  if (cgroup_parse_proc_cgroup_v1 (buf, ctrl, &p, err) < 0)
+    return shim_error_prefix (err, "%s", file);
+  mfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (mfd < 0)
+    return shim_error_errno (err, "open the cgroup v1 hierarchy `%s`", dir);
+  *fd = openat (mfd, p[1] ? p + 1 : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (*fd < 0)
+    return shim_error_errno (err, "open cgroup `%s` in %s", p, ctrl);
+  *path = steal_pointer (&p);
+  return 0;
+}
+
 void
 cgroup_v1_free (struct cgroup_v1 *v)
 {

@@ -25,11 +25,6 @@
 #include "cgroup/cgroup_internal.h"
 #include "common/util.h"
 
-/* The kernel's "no limit" in memory.limit_in_bytes is PAGE_COUNTER_MAX
- * pages in bytes (9223372036854771712 with 4 KiB pages): anything from
- * here up is no limit. */
-#define V1_UNLIMITED_FROM 0x7fffffffff000000ULL
-
 /* 0 and *buf, 1 missing (ENOENT), -1 other errors. */
 static int
 read_optional (int dirfd, const char *name, char **buf, shim_error_t *err)
@@ -154,7 +149,7 @@ read_stat (int fd, struct cg_snapshot *out, shim_error_t *err)
 static uint64_t
 v1_limit (uint64_t v)
 {
-  return v >= V1_UNLIMITED_FROM ? CG_UNLIMITED : v;
+  return v >= CGROUP_V1_UNLIMITED_FROM ? CG_UNLIMITED : v;
 }
 
 /* Whether the memory cgroup has a subdirectory (a nested cgroup): v1
@@ -270,4 +265,92 @@ cgroup_v1_oom_eventfd (int memory_dirfd, shim_error_t *err)
   if (util_write_file_at (memory_dirfd, "cgroup.event_control", buf, strlen (buf), err) < 0)
     return shim_error_prefix (err, "register for OOM events");
   return steal_fd (&efd);
+}
+
+int
+cgroup_v1_counters_open (int memory_dirfd, struct cgroup_v1_counter_fds *fds, shim_error_t *err)
+{
+  struct
+  {
+    int *fd;
+    const char *name;
+  } f[] = { { &fds->oom_control, "memory.oom_control" },
+            { &fds->failcnt, "memory.failcnt" },
+            { &fds->max_usage, "memory.max_usage_in_bytes" } };
+
+  *fds = (struct cgroup_v1_counter_fds) CGROUP_V1_COUNTER_FDS_INIT;
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    {
+      *f[i].fd = openat (memory_dirfd, f[i].name, O_RDONLY | O_CLOEXEC);
+      if (*f[i].fd < 0 && errno != ENOENT)
+        {
+          shim_error_errno (err, "open `%s`", f[i].name);
+          cgroup_v1_counters_close (fds);
+          return -1;
+        }
+    }
+  return 0;
+}
+
+/* One open file's text, NUL-terminated: false when it cannot be read. */
+static bool
+pread_text (int fd, char *buf, size_t size)
+{
+  ssize_t n = fd >= 0 ? pread (fd, buf, size - 1, 0) : -1;
+  if (n < 0)
+    return false;
+  buf[n] = '\0';
+  return true;
+}
+
+int
+cgroup_v1_counters_pread (const struct cgroup_v1_counter_fds *fds, struct cg_snapshot *out,
+                          shim_error_t *err)
+{
+  char buf[512];
+  uint64_t v;
+  bool found, any = false;
+
+  if (pread_text (fds->oom_control, buf, sizeof buf))
+    {
+      if (keyed ("memory.oom_control", buf, "oom_kill", &v, &found, err) < 0)
+        return -1;
+      if (found)
+        {
+          out->events_local.oom_kill = v;
+          out->events_local.have |= CG_EV_OOM_KILL;
+          out->have |= CG_SNAP_EVENTS_LOCAL;
+          any = true;
+        }
+    }
+  if (pread_text (fds->failcnt, buf, sizeof buf))
+    {
+      if (util_parse_u64 (buf, &out->events_local.max) < 0)
+        return shim_error (err, 0, "`memory.failcnt`: not a number");
+      out->events_local.have |= CG_EV_MAX;
+      out->have |= CG_SNAP_EVENTS_LOCAL;
+      any = true;
+    }
+  if (pread_text (fds->max_usage, buf, sizeof buf))
+    {
+      if (util_parse_u64 (buf, &out->memory_peak) < 0)
+        return shim_error (err, 0, "`memory.max_usage_in_bytes`: not a number");
+      out->have |= CG_SNAP_PEAK;
+      any = true;
+    }
+  if (!any)
+    return shim_error_plain (err, ENODEV, "the v1 memory counters could not be read (the cgroup was removed)");
+  return 0;
+}
+
+void
+cgroup_v1_counters_close (struct cgroup_v1_counter_fds *fds)
+{
+  int *f[] = { &fds->oom_control, &fds->failcnt, &fds->max_usage };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (*f[i] >= 0)
+      {
+        close (*f[i]);
+        *f[i] = -1;
+      }
 }

@@ -106,7 +106,7 @@ ensure_oom_group (int cgfd, const struct hook_state *st, const struct hook_arm_o
  * marker when asked.  At createRuntime and prestart init exists already:
  * the baseline is as early as a hook can take it. */
 static int
-spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, const char *cgroup,
+spawn_watcher (int cgfd, int memfd, int cfd, int bundle_fd, const char *id, const char *cgroup,
                int init_pidfd, shim_error_t *err)
 {
   struct watcher w;
@@ -125,8 +125,10 @@ spawn_watcher (int cgfd, int cfd, int bundle_fd, const char *id, const char *cgr
     return shim_error_errno (err, "lock `" HOOK_LOCK "`");
   p.lock_fd = lock_fd;
   /* The parent: runc and crun remove the container's cgroup right after
-   * they reap init, and its parent outlives it. */
-  if (watcher_arm (&w, cgfd, 1, cgroup, err) < 0)
+   * they reap init, and its parent outlives it.  On a hybrid host the
+   * memory files are in the v1 memory cgroup MEMFD (CGROUP is then its
+   * path, as the kernel log names it), the end in the unified one. */
+  if ((memfd >= 0 ? watcher_arm_v1 (&w, memfd, cgfd, cgroup, err) : watcher_arm (&w, cgfd, 1, cgroup, err)) < 0)
     {
       watcher_release (&w);
       return -1;
@@ -162,8 +164,8 @@ int
 hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm_opts *o,
           struct hook_meta *meta, int *cfd, shim_error_t *err)
 {
-  cleanup_free char *self = NULL;
-  cleanup_close int root = -1, cgfd = -1, bundle_fd = -1, pidfd = -1;
+  cleanup_free char *self = NULL, *mempath = NULL;
+  cleanup_close int root = -1, cgfd = -1, memfd = -1, bundle_fd = -1, pidfd = -1;
   char proc[64], now[UTIL_RFC3339_LEN];
   const char *oom_group;
   shim_error_t tmp = NULL;
@@ -198,6 +200,10 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
   cgfd = openat (root, meta->cgroup + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (cgfd < 0)
     return shim_error_errno (err, "open the container's cgroup `%s`", meta->cgroup);
+  /* A hybrid host (runc's limits in the v1 hierarchies): the unified
+   * cgroup has no memory files, init's v1 memory cgroup has them. */
+  if (cgroup_v1_proc_open ((pid_t) st->pid, "memory", &memfd, &mempath, err) < 0)
+    return -1;
   oom_group = ensure_oom_group (cgfd, st, o, err);
   if (oom_group == NULL)
     return shim_error_prefix (err, "cgroup `%s`", meta->cgroup);
@@ -219,7 +225,8 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
   /* init is alive and waiting at createRuntime and prestart: this pidfd is
    * its, and tells its exit status later where the kernel keeps it. */
   pidfd = (int) syscall (SYS_pidfd_open, (pid_t) st->pid, 0);
-  if (spawn_watcher (cgfd, *cfd, bundle_fd, st->id, meta->cgroup, pidfd, err) < 0)
+  if (spawn_watcher (cgfd, memfd, *cfd, bundle_fd, st->id, memfd >= 0 ? mempath : meta->cgroup, pidfd, err)
+      < 0)
     return shim_error_prefix (err, "cgroup `%s`", meta->cgroup);
   return 0;
 }

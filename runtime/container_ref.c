@@ -35,7 +35,7 @@ container_ref_open (const char *root, const char *id, bool exclusive, struct con
     }
   if (cgroup_open_paths (r->st.cgroup_path, r->st.cgroup_v1_paths, r->st.cgroup_created_depth, &r->cg, err) < 0)
     return -1;
-  r->status = state_status (r->dirfd, r->cg.mountfd, &r->st);
+  r->status = state_status (r->dirfd, &r->cg, &r->st);
   return 0;
 }
 

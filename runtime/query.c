@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "cgroup/cgroup_files.h"
 #include "common/json.h"
 #include "common/util.h"
@@ -207,75 +208,27 @@ runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps_ent
   return 0;
 }
 
-/* KEY's value in a flat keyed file's text (cpu.stat), or 0. */
-static uint64_t
-keyed_value (const char *text, const char *key)
-{
-  size_t klen = strlen (key);
-  const char *p = text;
-  uint64_t v = 0;
-
-  while (p && *p)
-    {
-      if (strncmp (p, key, klen) == 0 && p[klen] == ' ')
-        {
-          sscanf (p + klen + 1, "%" SCNu64, &v);
-          return v;
-        }
-      p = strchr (p, '\n');
-      if (p)
-        p++;
-    }
-  return 0;
-}
-
-/* A single number (memory.current) or a limit ("max": 0, as this stream
- * always said) of the cgroup, 0 when the file is missing. */
-static uint64_t
-cg_value (int cgfd, const char *file, bool limit)
-{
-  cleanup_free char *text = NULL;
-  shim_error_t tmp = NULL;
-  uint64_t v = 0;
-
-  if (util_read_file_at (cgfd, file, &text, NULL, &tmp) == 0)
-    {
-      if (!limit)
-        util_parse_u64 (text, &v);
-      else if (cg_parse_limit_file (file, text, &v, &tmp) < 0 || v == CG_UNLIMITED)
-        v = 0;
-    }
-  shim_error_release (&tmp);
-  return v;
-}
-
 /* runc's stats event: cpu (usage and throttling), memory (usage and swap),
  * pids of the cgroup, and runc's other sections, empty. */
 static void
-emit_stats (const char *id, int cgfd, void (*emit) (const char *, void *), void *opaque)
+emit_stats (const char *id, const struct cgroup *cg, void (*emit) (const char *, void *), void *opaque)
 {
-  cleanup_free char *cpu = NULL;
   cleanup_free char *line = NULL;
-  shim_error_t tmp = NULL;
+  struct cgroup_stats st;
 
-  if (util_read_file_at (cgfd, "cpu.stat", &cpu, NULL, &tmp) < 0)
-    shim_error_release (&tmp);
+  cgroup_stats_read (cg, &st);
   if (asprintf (&line,
                 "{\"type\":\"stats\",\"id\":\"%s\",\"data\":{"
                 "\"cpu\":{\"usage\":{\"total\":%" PRIu64 ",\"kernel\":%" PRIu64 ",\"user\":%" PRIu64 "},"
                 "\"throttling\":{\"periods\":%" PRIu64 ",\"throttled_periods\":%" PRIu64
                 ",\"throttled_time\":%" PRIu64 "}},"
                 "\"memory\":{\"usage\":{\"usage\":%" PRIu64 ",\"max\":%" PRIu64 ",\"limit\":%" PRIu64
-                ",\"failcnt\":0},\"swap\":{\"usage\":%" PRIu64 ",\"limit\":%" PRIu64 ",\"failcnt\":0}},"
+                ",\"failcnt\":%" PRIu64 "},\"swap\":{\"usage\":%" PRIu64 ",\"limit\":%" PRIu64 ",\"failcnt\":0}},"
                 "\"pids\":{\"current\":%" PRIu64 ",\"limit\":%" PRIu64 "},"
                 "\"blkio\":{},\"hugetlb\":{}}}",
-                id, keyed_value (cpu, "usage_usec") * 1000, keyed_value (cpu, "system_usec") * 1000,
-                keyed_value (cpu, "user_usec") * 1000, keyed_value (cpu, "nr_periods"),
-                keyed_value (cpu, "nr_throttled"), keyed_value (cpu, "throttled_usec") * 1000,
-                cg_value (cgfd, "memory.current", false), cg_value (cgfd, "memory.peak", false),
-                cg_value (cgfd, "memory.max", true), cg_value (cgfd, "memory.swap.current", false),
-                cg_value (cgfd, "memory.swap.max", true), cg_value (cgfd, "pids.current", false),
-                cg_value (cgfd, "pids.max", true))
+                id, st.cpu_total, st.cpu_kernel, st.cpu_user, st.cpu_periods, st.cpu_throttled_periods,
+                st.cpu_throttled_time, st.memory_usage, st.memory_max_usage, st.memory_limit, st.memory_failcnt,
+                st.swap_usage, st.swap_limit, st.pids_current, st.pids_limit)
       < 0)
     {
       line = NULL;
@@ -310,7 +263,7 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
     return shim_error_plain (err, ESRCH, "events: container `%s` is not running", id);
   if (stats_once)
     {
-      emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
+      emit_stats (r.st.id, &r.cg, emit, opaque);
       return 0;
     }
   /* The lock is not held while we stream: delete must not wait for us.  A
@@ -368,7 +321,7 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
           return 0;
         }
       if (n == 0 && !end)
-        emit_stats (r.st.id, r.cg.dirfd, emit, opaque);
+        emit_stats (r.st.id, &r.cg, emit, opaque);
       /* The verdict's own rule decides whose kill it was: a kill in a
        * nested cgroup is never the container's "oom" event. */
       {

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup_files.h"
+#include "cgroup/cgroup.h"
 #include "common/version.h"
 #include "common/json.h"
 #include "common/util.h"
@@ -291,7 +291,7 @@ state_proc_start_time (pid_t pid, uint64_t *start, bool *zombie, shim_error_t *e
 }
 
 enum container_status
-state_status (int dirfd, int cgroup_mountfd, const struct shim_state *st)
+state_status (int dirfd, const struct cgroup *cg, const struct shim_state *st)
 {
   uint64_t start;
   bool zombie = false;
@@ -309,17 +309,8 @@ state_status (int dirfd, int cgroup_mountfd, const struct shim_state *st)
     return STATUS_STOPPED;
   if (fstatat (dirfd, STATE_EXEC_SOCK, &sb, AT_SYMLINK_NOFOLLOW) == 0)
     return STATUS_CREATED;
-  if (cgroup_mountfd >= 0 && st->cgroup_path)
-    {
-      cleanup_free char *path = NULL;
-      cleanup_free char *buf = NULL;
-      struct cg_cgroup_events ev;
-      if (asprintf (&path, "%s/cgroup.events", st->cgroup_path + (st->cgroup_path[0] == '/')) > 0
-          && util_read_file_at (cgroup_mountfd, path, &buf, NULL, &tmp) == 0
-          && cg_parse_cgroup_events ("cgroup.events", buf, &ev, &tmp) == 0 && (ev.have & CG_CEV_FROZEN) && ev.frozen)
-        return STATUS_PAUSED;
-      shim_error_release (&tmp);
-    }
+  if (cgroup_frozen (cg))
+    return STATUS_PAUSED;
   return STATUS_RUNNING;
 }
 

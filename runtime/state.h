@@ -84,8 +84,10 @@ void state_free (struct shim_state *st);
  * zombie.  ENOENT when there is no such process. */
 int state_proc_start_time (pid_t pid, uint64_t *start, bool *zombie, shim_error_t *err);
 
-/* From the process, exec.sock and cgroup.events. */
-enum container_status state_status (int dirfd, int cgroup_mountfd, const struct shim_state *st);
+/* From the process, exec.sock and whether the container's cgroup CG is
+ * frozen (cgroup_frozen: cgroup.events, or a pure v1 host's freezer). */
+struct cgroup;
+enum container_status state_status (int dirfd, const struct cgroup *cg, const struct shim_state *st);
 const char *state_status_name (enum container_status s);
 
 /* The spec's state object (ociVersion, id, status, pid, bundle, annotations)

@@ -205,7 +205,46 @@ persist (struct watch *x)
 
 /* ---- the marker at init's exit ----------------------------------------- */
 
-/* The two event files through the fds already open, into the last
+/* The counters through the fds already open, into S's events_local,
+ * events and memory_peak (with their have bits): memory.events.local,
+ * memory.events and memory.peak on v2; on v1 memory.oom_control's
+ * oom_kill, memory.failcnt and memory.max_usage_in_bytes.  False when the
+ * counters could not be read. */
+static bool
+read_counters (const struct watcher *w, struct cg_snapshot *s)
+{
+  shim_error_t tmp = NULL;
+
+  if (w->m.v1)
+    {
+      bool ok = cgroup_v1_counters_pread (&w->v1_counters, s, &tmp) == 0
+                && (s->have & CG_SNAP_EVENTS_LOCAL);
+      shim_error_release (&tmp);
+      return ok;
+    }
+  if (!pread_events (w->m.events_fd, "memory.events.local", &s->events_local)
+      || !pread_events (w->tree_fd, "memory.events", &s->events))
+    return false;
+  s->have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
+  if (pread_u64 (w->peak_fd, "memory.peak", &s->memory_peak))
+    s->have |= CG_SNAP_PEAK;
+  return true;
+}
+
+/* What read_counters read, over the snapshot TO. */
+static void
+merge_counters (struct cg_snapshot *to, const struct cg_snapshot *s)
+{
+  if (s->have & CG_SNAP_EVENTS_LOCAL)
+    to->events_local = s->events_local;
+  if (s->have & CG_SNAP_EVENTS)
+    to->events = s->events;
+  if (s->have & CG_SNAP_PEAK)
+    to->memory_peak = s->memory_peak;
+  to->have |= s->have & (CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS | CG_SNAP_PEAK);
+}
+
+/* The counters through the fds already open, into the last
  * snapshot (the full snapshot's memory.stat costs a stats flush, and the
  * loop takes it later).  At init's exit the counters of the kill that took
  * it are final, and runc removes the cgroup right after it reaps init:
@@ -215,29 +254,16 @@ static bool
 read_events_now (struct watch *x)
 {
   struct monitor *m = &x->w->m;
-  struct cg_memory_events local, tree;
+  struct cg_snapshot s = { 0 };
 
-  /* cgroup v1: no event file to pread; a snapshot of the v1 memory files
-   * has the counters. */
-  if (m->v1)
-    {
-      shim_error_t tmp = NULL;
-      bool ok = monitor_update (m, &tmp) == 0;
-      shim_error_release (&tmp);
-      return ok;
-    }
-
-  if (!pread_events (m->events_fd, "memory.events.local", &local)
-      || !pread_events (x->w->tree_fd, "memory.events", &tree))
+  if (!read_counters (x->w, &s))
     return false;
   if (!m->have_last)
     {
       m->last = m->baseline;
       m->have_last = m->have_baseline;
     }
-  m->last.events_local = local;
-  m->last.events = tree;
-  m->last.have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
+  merge_counters (&m->last, &s);
   return true;
 }
 
@@ -276,21 +302,16 @@ static void
 persist_final (struct watch *x)
 {
   struct monitor *m = &x->w->m;
-  struct cg_memory_events local, tree;
-  uint64_t peak;
-  bool counted = pread_events (m->events_fd, "memory.events.local", &local)
-                 && pread_events (x->w->tree_fd, "memory.events", &tree);
-  bool peaked = pread_u64 (x->w->peak_fd, "memory.peak", &peak);
+  struct cg_snapshot fast = { 0 };
+  bool counted = read_counters (x->w, &fast);
   shim_error_t tmp = NULL;
 
   if (monitor_update (m, &tmp) < 0 && counted)
     {
       struct cg_snapshot s = m->have_last ? m->last : m->baseline;
-      s.events_local = local;
-      s.events = tree;
-      s.memory_peak = peak;
-      s.have = (s.have & ~CG_SNAP_PEAK) | (peaked ? CG_SNAP_PEAK : 0) | CG_SNAP_EVENTS_LOCAL
-               | CG_SNAP_EVENTS | CG_SNAP_CGROUP_EVENTS;
+      s.have &= ~CG_SNAP_PEAK;
+      merge_counters (&s, &fast);
+      s.have |= CG_SNAP_CGROUP_EVENTS;
       s.cgroup_events = (struct cg_cgroup_events){ .have = CG_CEV_POPULATED, .populated = false };
       m->last = s;
       m->have_last = true;
@@ -442,13 +463,22 @@ watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned ancesto
 
   if (mem < 0 || mem == cg->dirfd)
     return watcher_arm (w, cg->dirfd, ancestor_levels, kernel_path, err);
+  return watcher_arm_v1 (w, mem, cg->mountfd >= 0 ? cg->dirfd : -1, kernel_path, err);
+}
+
+int
+watcher_arm_v1 (struct watcher *w, int memory_fd, int unified_fd, const char *kernel_path,
+                shim_error_t *err)
+{
   /* cgroup v1: the snapshots come from the v1 memory cgroup, its OOMs
    * through an eventfd; there are no memory.events or memory.peak to poll
-   * nor a hierarchical ancestor count (the v1 counters are local). */
+   * nor a hierarchical ancestor count (the v1 counters are local).  The
+   * counters stay open for the end. */
   *w = (struct watcher) WATCHER_INIT;
-  if (monitor_init_v1 (&w->m, mem, cg->mountfd >= 0 ? cg->dirfd : -1, err) < 0)
+  if (monitor_init_v1 (&w->m, memory_fd, unified_fd, err) < 0
+      || cgroup_v1_counters_open (memory_fd, &w->v1_counters, err) < 0)
     return -1;
-  return arm_end (w, cg->dirfd, kernel_path, err);
+  return arm_end (w, unified_fd >= 0 ? unified_fd : memory_fd, kernel_path, err);
 }
 
 void
@@ -457,6 +487,7 @@ watcher_release (struct watcher *w)
   int *fds[] = { &w->tree_fd, &w->peak_fd, &w->cg_events_fd, &w->ancestor_fd };
 
   monitor_release (&w->m);
+  cgroup_v1_counters_close (&w->v1_counters);
   for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
     if (*fds[i] >= 0)
       {
@@ -564,7 +595,8 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
     {
       int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
                      w->m.cgroup_fd, w->m.memory_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
-                     p->stop_fd,     x.ie.pidfd,  ready_w };
+                     p->stop_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
+                     w->v1_counters.failcnt, w->v1_counters.max_usage };
       become_detached (keep, sizeof keep / sizeof keep[0]);
       (void) !write (ready_w, "1", 1);
       close (ready_w);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgroup/cgroup.h"
 #include "cgroup/cgroup_files.h"
 #include "common/error.h"
 #include "verdict/kmsg.h"
@@ -55,6 +56,8 @@ struct watcher
   int peak_fd;      /* memory.peak, read at the end */
   int cg_events_fd; /* cgroup.events: populated 0, or the cgroup removed */
   int ancestor_fd;  /* the surviving ancestor's memory.events, or -1 */
+  /* cgroup v1: the memory cgroup's counters, read at the end through these */
+  struct cgroup_v1_counter_fds v1_counters;
   bool have_ancestor_baseline;
   struct cg_snapshot ancestor_baseline;
   struct kmsg_reader kmsg;
@@ -62,7 +65,7 @@ struct watcher
 };
 #define WATCHER_INIT                                                                               \
   { .m = { .cgroup_fd = -1, .memory_fd = -1, .events_fd = -1 }, .tree_fd = -1, .peak_fd = -1, .cg_events_fd = -1, \
-    .ancestor_fd = -1, .kmsg = { .fd = -1 } }
+    .ancestor_fd = -1, .v1_counters = CGROUP_V1_COUNTER_FDS_INIT, .kmsg = { .fd = -1 } }
 
 /* Arm on the cgroup CGROUP_FD (not taken; it must stay open until
  * watcher_spawn): take the baseline, open the files to poll, read the
@@ -75,9 +78,15 @@ int watcher_arm (struct watcher *w, int cgroup_fd, unsigned ancestor_levels,
 /* The same for the container's cgroup CG (borrowed, open until
  * watcher_spawn): on cgroup v1 the snapshots come from its v1 memory
  * cgroup (monitor_init_v1), with cgroup.events from the unified one. */
-struct cgroup;
 int watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned ancestor_levels,
                         const char *kernel_path, shim_error_t *err);
+/* The same from the fds of a v1 memory cgroup (MEMORY_FD) and the unified
+ * cgroup that tracks the container (UNIFIED_FD: its cgroup.events says
+ * when the container has ended), both borrowed until watcher_spawn: an OCI
+ * hook under runc on a hybrid host.  KERNEL_PATH is the v1 memory path
+ * (the kernel log names memory cgroups by it). */
+int watcher_arm_v1 (struct watcher *w, int memory_fd, int unified_fd, const char *kernel_path,
+                    shim_error_t *err);
 void watcher_release (struct watcher *w);
 
 /* How the watcher behaves, all chosen by its caller. */

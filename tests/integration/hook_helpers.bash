@@ -7,13 +7,18 @@
 SUBREAPER=$REPO/tests/helpers/subreaper
 HOOK=$REPO/shim-oom-hook
 
-# setup and teardown of every file that loads this one: $VDIR (the
-# verdict store) and $RUNC_ROOT; runc's container removed at the end.
-setup() {
+# hook_setup: shim_setup, and $VDIR (the verdict store) and $RUNC_ROOT.
+hook_setup() {
 	shim_setup
 	command -v runc >/dev/null || { echo "runc is not installed (make deps)" >&2; return 1; }
 	VDIR=$T/verdicts
 	RUNC_ROOT=$T/runc
+}
+
+# setup and teardown of every file that loads this one and has none of
+# its own: runc's container removed at the end.
+setup() {
+	hook_setup
 }
 
 teardown() {

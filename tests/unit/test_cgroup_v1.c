@@ -407,6 +407,98 @@ test_snapshot (void)
   }
 }
 
+/* A pure v1 host has no cgroup.events: paused is freezer.state FROZEN. */
+static void
+test_frozen (void)
+{
+  struct cgroup cg;
+  cleanup_error shim_error_t err = NULL;
+
+  if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open on the fake pure v1 host"))
+    return;
+  put ("freezer/shim/c1", "freezer.state", "FROZEN\n");
+  ok (cgroup_frozen (&cg), "FROZEN: frozen");
+  put ("freezer/shim/c1", "freezer.state", "FREEZING\n");
+  ok (!cgroup_frozen (&cg), "FREEZING: not yet");
+  put ("freezer/shim/c1", "freezer.state", "THAWED\n");
+  ok (!cgroup_frozen (&cg), "THAWED: not frozen");
+  cgroup_release (&cg);
+  ok (!cgroup_frozen (&cg), "no cgroup: not frozen");
+}
+
+/* The end's counters through fds opened at arming (a regular file's new
+ * content is read through the same fd, as a cgroup file's would be). */
+static void
+test_counters_pread (void)
+{
+  struct cgroup_v1_counter_fds fds = CGROUP_V1_COUNTER_FDS_INIT;
+  cleanup_error shim_error_t err = NULL;
+  cleanup_close int fd = -1;
+  struct cg_snapshot s = { .have = CG_SNAP_MAX, .memory_max = 7 };
+  char p[512];
+
+  put ("memory/shim/c1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+  put ("memory/shim/c1", "memory.failcnt", "0\n");
+  put ("memory/shim/c1", "memory.max_usage_in_bytes", "4096\n");
+  snprintf (p, sizeof p, "%s/memory/shim/c1", root);
+  fd = open (p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ok (cgroup_v1_counters_open (fd, &fds, &err) == 0 && fds.oom_control >= 0 && fds.failcnt >= 0
+          && fds.max_usage >= 0 && (fcntl (fds.failcnt, F_GETFD) & FD_CLOEXEC),
+      "the three counter files open, O_CLOEXEC");
+  put ("memory/shim/c1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+  put ("memory/shim/c1", "memory.failcnt", "17\n");
+  put ("memory/shim/c1", "memory.max_usage_in_bytes", "33554432\n");
+  ok (cgroup_v1_counters_pread (&fds, &s, &err) == 0, "read through the open fds");
+  ok ((s.events_local.have & CG_EV_OOM_KILL) && s.events_local.oom_kill == 1, "oom_kill as the file says now");
+  ok ((s.events_local.have & CG_EV_MAX) && s.events_local.max == 17, "failcnt");
+  ok ((s.have & CG_SNAP_PEAK) && s.memory_peak == 33554432, "max_usage_in_bytes: the peak");
+  ok ((s.have & CG_SNAP_MAX) && s.memory_max == 7 && !(s.have & CG_SNAP_EVENTS), "the rest left as it was");
+  put ("memory/shim/c1", "memory.failcnt", "x\n");
+  ok (cgroup_v1_counters_pread (&fds, &s, &err) < 0, "a malformed failcnt is an error");
+  shim_error_release (&err);
+  cgroup_v1_counters_close (&fds);
+  ok (fds.oom_control == -1 && fds.failcnt == -1 && fds.max_usage == -1, "closed");
+  ok (cgroup_v1_counters_pread (&fds, &s, &err) < 0, "nothing readable is an error, not zeros");
+  put ("memory/shim/c1", "memory.failcnt", "0\n");
+}
+
+/* A process's v1 cgroup: its /proc/PID/cgroup line joined with the fake
+ * hierarchy's mount. */
+static void
+test_proc_open (void)
+{
+  cleanup_free char *own = NULL, *path = NULL, *none = NULL, *buf = NULL;
+  cleanup_error shim_error_t err = NULL;
+  int fd = -2;
+  char p[1024], cmd[1200];
+
+  ok (cgroup_v1_proc_open (getpid (), "rdma", &fd, &none, &err) == 0 && fd == -1 && none == NULL,
+      "no hierarchy carries the controller: 0, no fd");
+  if (util_read_file_at (AT_FDCWD, "/proc/self/cgroup", &buf, NULL, &err) < 0
+      || cgroup_parse_proc_cgroup_v1 (buf, "memory", &own, &err) < 0)
+    {
+      shim_error_release (&err);
+      printf ("ok %d # skip this process has no cgroup v1 memory line\n", ++tap_count);
+      return;
+    }
+  ok (cgroup_v1_proc_open (getpid (), "memory", &fd, &path, &err) < 0 && fd == -1,
+      "its cgroup missing in the hierarchy: an error");
+  shim_error_release (&err);
+  snprintf (p, sizeof p, "%s/memory%s", root, own);
+  snprintf (cmd, sizeof cmd, "mkdir -p '%s'", p);
+  if (system (cmd) != 0)
+    diag ("could not make %s", p);
+  ok (cgroup_v1_proc_open (getpid (), "memory", &fd, &path, &err) == 0 && fd >= 0, "opened");
+  is_str (path, own, "the path from /proc/PID/cgroup");
+  {
+    struct stat a, b;
+    ok (fd >= 0 && fstat (fd, &a) == 0 && stat (p, &b) == 0 && a.st_ino == b.st_ino,
+        "the directory under the memory hierarchy's mount");
+  }
+  if (fd >= 0)
+    close (fd);
+}
+
 /* The real thing, where there is one: an allocation over the limit of a v1
  * memory cgroup makes the eventfd readable and oom_kill count 1. */
 static void
@@ -490,6 +582,9 @@ main (void)
   test_update_more ();
   test_open_paths ();
   test_snapshot ();
+  test_counters_pread ();
+  test_frozen ();
+  test_proc_open ();
   cgroup_v1_set_mountinfo (NULL);
   test_real_oom_eventfd ();
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", root);

@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# shim-oom-hook inside Debian's runc on a hybrid (or pure v1) host: runc
+# keeps the container's memory limit in the v1 memory hierarchy
+# (/sys/fs/cgroup/memory/shimhook-ID), so the hook's watcher must read the
+# counters there (memory.oom_control's oom_kill, memory.failcnt,
+# memory.max_usage_in_bytes, the limit) and be woken by the v1 OOM eventfd,
+# not arm on the unified cgroup, which has no memory files.  Then the
+# counters witness the verdict next to the kernel log.  (A cgroup v2 host has
+# no v1 hierarchy: tests/vm/hook_runc_crun.bats covers it.)
+
+load helpers
+load hook_helpers
+
+setup() {
+	hook_setup
+	require_cgroup_v1_memory
+}
+
+teardown() {
+	local problems="" d i
+	runc --root "$RUNC_ROOT" delete --force "$ID" 2>/dev/null || true
+	# runc removes the container's cgroup in every hierarchy.
+	for d in $(cgroup_v1_mounts) $(cgroup2_mount); do
+		if [ -d "$d/shimhook-$ID" ]; then
+			problems+="cgroup left behind: $d/shimhook-$ID"$'\n'
+			rmdir "$d/shimhook-$ID" 2>/dev/null || true
+		fi
+	done
+	# The watcher ends with the cgroup, after its last record.
+	for i in $(seq 1 50); do
+		pgrep -f -- "--dir $VDIR" >/dev/null || break
+		sleep 0.1
+	done
+	i=$(pgrep -f -- "--dir $VDIR" | tr '\n' ' ')
+	if [ -n "$i" ]; then
+		problems+="watchers left behind: $i"$'\n'
+		# shellcheck disable=SC2086
+		kill -9 $i 2>/dev/null || true
+	fi
+	shim_teardown || problems+="(shim_teardown failed)"$'\n'
+	if [ -n "$problems" ]; then
+		printf 'teardown: %s' "$problems" >&2
+		return 1
+	fi
+}
+
+# shown JQ: a field of `shim-oom-hook show --json ID`.
+shown() {
+	"$HOOK" --dir "$VDIR" show --json "$ID" | jq -c "$1"
+}
+
+@test "hook under runc, v1 memory cgroup: memhog over its 32 MiB limit is OOMKilled, the counters witness it" {
+	hook_bundle memhog
+	cfg '.linux.resources.memory = {limit: 33554432}'
+	runc_detached
+	wait "$REAPER_PID"
+	runc --root "$RUNC_ROOT" delete "$ID"
+	"$HOOK" --dir "$VDIR" show --json "$ID" >&2
+	# The watcher armed on the container's v1 memory cgroup, not the
+	# unified one (which has no memory files here).
+	assert_eq "$(jq -r .cgroup "$VDIR/$ID/meta.json")" "/shimhook-$ID"
+	assert_eq "$(shown .oom_killed)" true
+	assert_eq "$(shown .reason)" '"OOMKilled"'
+	assert_eq "$(shown .memory_limit)" 33554432
+	assert_eq "$(shown .oom.scope)" '"container"'
+	assert_eq "$(shown .oom.group_kill)" null "no group kill on v1"
+	assert_eq "$(shown '.witnesses | index("counters") != null')" true
+	assert_eq "$(jq -r .record "$VDIR/$ID/verdict.json")" complete
+}
+
+@test "hook under runc, v1 memory cgroup: kill -9 of init is no OOM kill" {
+	hook_bundle sleeper
+	cfg '.linux.resources.memory = {limit: 33554432}'
+	runc_detached
+	kill -9 "$(cat "$T/pid")"
+	wait "$REAPER_PID"
+	runc --root "$RUNC_ROOT" delete "$ID"
+	"$HOOK" --dir "$VDIR" show --json "$ID" >&2
+	assert_eq "$(shown .oom_killed)" false
+	assert_eq "$(shown .memory_limit)" 33554432
+	assert_eq "$(shown '.witnesses | index("counters") != null')" true
+	if kernel_keeps_exit_status; then
+		assert_eq "$(shown .reason)" '"Killed"'
+		assert_eq "$(shown .signal)" '"SIGKILL"'
+	else
+		assert_eq "$(shown .reason)" '"Unknown"'
+	fi
+}
+
+@test "hook under runc, v1 memory cgroup: a foreground runc run removes the cgroups at once, the kill is still counted" {
+	hook_bundle memhog
+	cfg '.linux.resources.memory = {limit: 33554432}'
+	# runc reaps init and removes every cgroup right away, then runs poststop:
+	# the watcher's last read must have come first (through the open files).
+	run bash -c 'cd "$1" && exec runc --root "$2" run "$3" </dev/null' _ "$BUNDLE" "$RUNC_ROOT" "$ID"
+	assert_status 137
+	"$HOOK" --dir "$VDIR" show --json "$ID" >&2
+	assert_eq "$(shown .oom_killed)" true
+	assert_eq "$(shown .reason)" '"OOMKilled"'
+	assert_eq "$(shown '.witnesses | index("counters") != null')" true
+	assert_eq "$(shown .memory_limit)" 33554432
+}
