@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cgroup/cgroup.h"
+#include "cgroup/cgroup_internal.h"
 #include "common/json.h"
 #include "common/util.h"
 
@@ -781,4 +782,19 @@ cg_events_fd_ended (int fd)
       return false;
     }
   return (ev.have & CG_CEV_POPULATED) && !ev.populated;
+}
+
+/* Here, not in hierarchy.c: this file uses that one, never both ways. */
+int
+cgroup_refuse_frozen (int dirfd, const char *path, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  struct cg_cgroup_events e;
+
+  if (util_read_file_at (dirfd, "cgroup.events", &buf, NULL, err) < 0
+      || cg_parse_cgroup_events ("cgroup.events", buf, &e, err) < 0)
+    return shim_error_prefix (err, "cgroup `%s` in cgroup2", path);
+  if ((e.have & CG_CEV_FROZEN) && e.frozen)
+    return shim_error_plain (err, EBUSY, "container's cgroup unexpectedly frozen (cgroup `%s`)", path);
+  return 0;
 }

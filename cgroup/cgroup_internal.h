@@ -35,6 +35,13 @@ bool cgroup_key_is_ctrl (const char *key, size_t i);
  * directory and the files the kernel lists as safe to delegate. */
 int cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err);
 
+/* A frozen cgroup2 directory DIRFD (PATH, for messages), by its own
+ * cgroup.freeze or a frozen parent's, would stop the container's init
+ * before its first instruction, and `run` would wait for it forever:
+ * refused (EBUSY), in runc's words.  Both backends check the cgroup2
+ * directory they track the container in (cgroup_files.c). */
+int cgroup_refuse_frozen (int dirfd, const char *path, shim_error_t *err);
+
 /* The backends, which cgroup.c chooses from.  cgroupfs v2: cgroup/v2.c;
  * cgroupfs v1 (hybrid and pure v1 hosts): cgroup/v1.c. */
 extern const struct cgroup_manager cgroup_v2_manager;

@@ -381,23 +381,6 @@ make_path (int mountfd, const char *where, const char *path, bool cpuset, size_t
   return 0;
 }
 
-/* A frozen tracking cgroup (its own cgroup.freeze, or a frozen parent's)
- * would stop init before its first instruction, and `run` would wait for it
- * forever: refused, in runc's words, as the v2 manager does. */
-static int
-refuse_frozen (int dirfd, const char *path, shim_error_t *err)
-{
-  cleanup_free char *buf = NULL;
-  struct cg_cgroup_events e;
-
-  if (util_read_file_at (dirfd, "cgroup.events", &buf, NULL, err) < 0
-      || cg_parse_cgroup_events ("cgroup.events", buf, &e, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s` in cgroup2", path);
-  if ((e.have & CG_CEV_FROZEN) && e.frozen)
-    return shim_error_plain (err, EBUSY, "container's cgroup unexpectedly frozen (cgroup `%s`)", path);
-  return 0;
-}
-
 /* The container's cgroup in hierarchy H. */
 static const char *
 hpath (const struct cgroup *cg, const struct cgroup_v1_dir *h)
@@ -531,7 +514,7 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
       if (made > depth)
         depth = made;
       if (ret == 0)
-        ret = refuse_frozen (out->dirfd, path, err);
+        ret = cgroup_refuse_frozen (out->dirfd, path, err);
     }
   if (ret == 0)
     ret = v1_apply_resources (out->v1, out->mountfd >= 0 ? out->dirfd : -1, spec->resources, spec->allow_unenforced,

@@ -328,25 +328,6 @@ remove_created (int mountfd, const char *path, size_t depth_created)
     }
 }
 
-static int read_events (int ev, const char *path, struct cg_cgroup_events *e, shim_error_t *err);
-
-/* A frozen cgroup (its own cgroup.freeze, or a frozen parent's) would stop
- * the container's init before it runs: refused, in runc's words. */
-static int
-refuse_frozen (int dirfd, const char *path, shim_error_t *err)
-{
-  cleanup_close int ev = openat (dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  struct cg_cgroup_events e;
-
-  if (ev < 0)
-    return shim_error_errno (err, "open `%s/cgroup.events`", path);
-  if (read_events (ev, path, &e, err) < 0)
-    return -1;
-  if ((e.have & CG_CEV_FROZEN) && e.frozen)
-    return shim_error_plain (err, EBUSY, "container's cgroup unexpectedly frozen (cgroup `%s`)", path);
-  return 0;
-}
-
 static int
 v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *out, shim_error_t *err)
 {
@@ -439,7 +420,7 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
   }
   out->path = steal_pointer (&path);
   out->created = created > 0;
-  if (ret == 0 && refuse_frozen (fd, out->path, err) < 0)
+  if (ret == 0 && cgroup_refuse_frozen (fd, out->path, err) < 0)
     ret = -1;
   if (ret == 0 && read_controllers (fd, "cgroup.controllers", &have, err) < 0)
     ret = -1;
