@@ -68,8 +68,10 @@ hook_verdict_document (const char *id, const struct verdict *v, enum hook_record
   JSON_TRY (st, json_gen_str (g, now));
   JSON_TRY (st, json_gen_str (g, "stage"));
   JSON_TRY (st, json_gen_str (g, "poststop"));
+  /* The watcher's pidfd tells it where the kernel keeps a reaped
+   * process's status (6.15 and later). */
   JSON_TRY (st, json_gen_str (g, "exit_status_known"));
-  JSON_TRY (st, yajl_gen_bool (g, 0));
+  JSON_TRY (st, yajl_gen_bool (g, v->have_exit_code || v->signal != 0));
   JSON_TRY (st, json_gen_str (g, "record"));
   JSON_TRY (st, json_gen_str (g, hook_verdict_record_kind_name (kind)));
   JSON_TRY (st, json_gen_str (g, "cgroup"));

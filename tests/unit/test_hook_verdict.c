@@ -7,6 +7,8 @@
 
 #include <sys/stat.h>
 
+#include <signal.h>
+
 #include "tap.h"
 
 #define LIMIT 67108864ULL
@@ -138,6 +140,16 @@ test_document (void)
            "show: nested objects kept");
   is_str (shown.message, v.message, "show: the message");
   is_str (shown.hint, v.hint, "show: the hint");
+  free (doc);
+  doc = NULL;
+
+  /* The record carries init's status (the pidfd, Linux 6.15 and later). */
+  r.have_status = true;
+  r.status = SIGKILL;
+  hook_verdict_compute ("docid", &r, NULL, 0, &v);
+  ok (hook_verdict_document ("docid", &v, HOOK_RECORD_COMPLETE, &meta, true, &doc, &err) == 0,
+      "the verdict file with init's status");
+  has_str (doc, "\"exit_status_known\":true", "file: exit status known from the record");
   hook_verdict_shown_release (&shown);
   ok (hook_verdict_parse_document ("{\"id\":\"x\"}", &shown, &err) < 0,
       "a file without a verdict is refused");
