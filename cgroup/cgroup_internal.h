@@ -30,6 +30,17 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
+/* systemd.c: the transient scope systemd makes for the systemd manager,
+ * over D-Bus; bounded waits for systemd's jobs. */
+bool cgroup_systemd_running (void);
+int cgroup_systemd_start_scope (const char *unit, const char *slice, pid_t pid,
+                                const struct cgroup_resources *r, const char *description,
+                                shim_error_t *err);
+int cgroup_systemd_stop_unit (const char *unit, shim_error_t *err);
+int cgroup_systemd_set_properties (const char *unit, const struct cgroup_resources *r,
+                                   shim_error_t *err);
+
+
 /* Give the cgroup2 directory DIRFD (PATH, for messages) to OWNER: the
  * directory and the files the kernel lists as safe to delegate. */
 int cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err);
