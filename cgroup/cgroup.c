@@ -57,6 +57,14 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
     }
   if (cgroup_path_for (spec->cgroups_path, spec->systemd, spec->id, &path, err) < 0)
     return -1;
+  /* --systemd-cgroup: the cgroup is systemd's to make, as runc and crun
+   * ask it, and without systemd on the bus runc's refusal (not a silent
+   * cgroupfs fallback). */
+  if (spec->systemd && !cgroup_systemd_running ())
+    return shim_error_plain (err, ENOTSUP,
+                             "systemd not running on this host, cannot use systemd cgroups manager");
+  if (spec->systemd && m == &cgroup_v2_manager)
+    m = &cgroup_systemd_manager;
   out->manager = m;
   if (m->create (spec, path, out, err) < 0)
     return -1;
@@ -75,6 +83,11 @@ cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shim_er
   *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
   if (path == NULL || m == NULL)
     return 0;
+  /* A scope on a systemd host: the unit is stopped at delete, and updates
+   * go through systemd too.  From the path alone, since engines do not
+   * pass --systemd-cgroup to every command. */
+  if (m == &cgroup_v2_manager && cgroup_systemd_is_scope (path) && cgroup_systemd_running ())
+    m = &cgroup_systemd_manager;
   out->manager = m;
   out->path = strdup (path);
   if (out->path == NULL)
@@ -94,6 +107,7 @@ cgroup_release (struct cgroup *cg)
   free (cg->path);
   free (cg->unenforced_reason);
   cgroup_v1_free (cg->v1);
+  cgroup_systemd_free (cg->sd);
   *cg = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
 }
 
@@ -160,6 +174,8 @@ cgroup_clone_fd (const struct cgroup *cg)
 int
 cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err)
 {
+  if (cg->manager == &cgroup_systemd_manager)
+    return cgroup_systemd_enter ((struct cgroup *) cg, pid, err);
   if (cg->manager != &cgroup_v1_manager)
     return 0;
   return cgroup_v1_enter (cg, pid, err);

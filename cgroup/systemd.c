@@ -5,9 +5,13 @@
  * slice, the limits systemd has properties for, and init's pid; then wait
  * for the job.  Every call and every wait is bounded. */
 #include "cgroup/cgroup_internal.h"
+#include "common/log.h"
+#include "common/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
@@ -220,6 +224,12 @@ append_resources (sd_bus_message *m, const struct cgroup_resources *r)
                                            (uint64_t) (r->memory_swap - r->memory_limit));
   else if (r->has_memory_swap && r->memory_swap < 0)
     ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "MemorySwapMax", "t", UNLIMITED);
+  /* A limit without swap: none, as the v2 manager writes memory.swap.max
+   * (else the kernel swaps instead of reaching the limit); said to systemd
+   * too, so that it does not put `max` back when it applies its properties
+   * again (daemon-reload). */
+  else if (!r->has_memory_swap && r->has_memory_limit && r->memory_limit > 0)
+    ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "MemorySwapMax", "t", (uint64_t) 0);
   if (r->has_pids_limit)
     ret = ret < 0 ? ret
                   : sd_bus_message_append (m, "(sv)", "TasksMax", "t",
@@ -321,3 +331,181 @@ cgroup_systemd_set_properties (const char *unit, const struct cgroup_resources *
     return bus_fail (err, ret, &e, "SetUnitProperties", unit);
   return 0;
 }
+
+/* ---- the manager ----------------------------------------------------------- */
+
+bool
+cgroup_systemd_is_scope (const char *path)
+{
+  const char *base = path ? strrchr (path, '/') : NULL;
+  size_t n = base ? strlen (base + 1) : 0;
+  return n > 6 && strcmp (base + 1 + n - 6, ".scope") == 0;
+}
+
+void
+cgroup_systemd_free (struct cgroup_systemd *sd)
+{
+  if (sd == NULL)
+    return;
+  free (sd->unit);
+  free (sd->slice);
+  free (sd);
+}
+
+/* The unit and its slice from the scope's path:
+ * /system.slice/shimtest-ID.scope -> shimtest-ID.scope in system.slice. */
+static int
+sd_from_path (struct cgroup *cg, shim_error_t *err)
+{
+  const char *base = strrchr (cg->path, '/');
+  struct cgroup_systemd *sd = calloc (1, sizeof *sd);
+
+  if (sd == NULL)
+    return shim_error_errno (err, "cgroup `%s`", cg->path);
+  cg->sd = sd;
+  sd->owner = CGROUP_NO_OWNER;
+  sd->unit = strdup (base + 1);
+  if (base == cg->path)
+    sd->slice = strdup ("-.slice");
+  else
+    {
+      const char *p = base;
+      while (p > cg->path && p[-1] != '/')
+        p--;
+      sd->slice = strndup (p, (size_t) (base - p));
+    }
+  if (sd->unit == NULL || sd->slice == NULL)
+    return shim_error_errno (err, "cgroup `%s`", cg->path);
+  return 0;
+}
+
+static int
+open_mount (struct cgroup *cg, shim_error_t *err)
+{
+  const char *mp = cgroup_mount_point ();
+  cg->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (cg->mountfd < 0)
+    return shim_error_errno (err, "open the cgroup2 mount `%s`", mp);
+  return 0;
+}
+
+/* Nothing is made yet: systemd makes the scope when it gets init's pid
+ * (cgroup_systemd_enter).  A slice as the unit (slice:prefix:x.slice) is
+ * refused: a container needs a scope of its own. */
+static int
+sd_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out, shim_error_t *err)
+{
+  const struct cgroup_resources *r = spec->resources;
+
+  if (!cgroup_systemd_is_scope (path))
+    return shim_error_plain (err, EINVAL,
+                             "linux.cgroupsPath: `%s` is a slice, not a scope: the systemd cgroup manager "
+                             "runs a container in a scope of its own",
+                             spec->cgroups_path ? spec->cgroups_path : "");
+  out->path = strdup (path);
+  if (out->path == NULL)
+    return shim_error_errno (err, "cgroup path");
+  if (open_mount (out, err) < 0 || sd_from_path (out, err) < 0)
+    return -1;
+  out->sd->resources = r;
+  out->sd->owner = spec->owner;
+  /* systemd delegates every controller to the scope (Delegate=yes). */
+  out->memory_limit_enforced = r->has_memory_limit && r->memory_limit > 0;
+  return 0;
+}
+
+static int
+sd_open (struct cgroup *cg, shim_error_t *err)
+{
+  if (sd_from_path (cg, err) < 0 || cgroup_v2_manager.open (cg, err) < 0)
+    return -1;
+  cg->sd->started = true;
+  return 0;
+}
+
+int
+cgroup_systemd_enter (struct cgroup *cg, pid_t pid, shim_error_t *err)
+{
+  struct cgroup_systemd *sd = cg->sd;
+  const struct cgroup_resources *r = sd->resources;
+  cleanup_free char *desc = NULL;
+  shim_error_t tmp = NULL;
+  int ret = 0;
+
+  if (sd->started)
+    return 0; /* exec: the process was cloned into the scope */
+  if (asprintf (&desc, "shim container %s", sd->unit) < 0)
+    return shim_error_errno (err, "systemd unit");
+  if (cgroup_systemd_start_scope (sd->unit, sd->slice, pid, r, desc, err) < 0)
+    return -1;
+  sd->started = true;
+  sd->resources = NULL;
+  log_msg (LOG_DEBUG, "systemd: started %s in %s with pid %d", sd->unit, sd->slice, (int) pid);
+  cg->dirfd = openat (cg->mountfd, cg->path + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (cg->dirfd < 0)
+    ret = shim_error_errno (err, "open the scope's cgroup `%s`", cg->path);
+  /* What systemd has no property for, as the v2 manager writes it:
+   * memory.oom.group, memory.swap.max, unified, the device rules. */
+  if (ret == 0)
+    ret = cgroup_v2_manager.update (cg, r, err);
+  if (ret == 0 && sd->owner != CGROUP_NO_OWNER)
+    ret = cgroup_delegate_to (cg->dirfd, cg->path, sd->owner, err);
+  if (ret < 0 && cgroup_systemd_stop_unit (sd->unit, &tmp) < 0)
+    log_error_release (&tmp);
+  return ret;
+}
+
+static int
+sd_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err)
+{
+  if (cgroup_systemd_set_properties (cg->sd->unit, r, err) < 0)
+    return -1;
+  return cgroup_v2_manager.update (cg, r, err);
+}
+
+/* Everything in the scope killed (cgroup.kill: systemd's stop would send
+ * SIGTERM and wait up to 90 s), then the unit stopped, which removes the
+ * cgroup.  A scope systemd already removed (it stops a scope that
+ * emptied, or someone ran `systemctl stop`) is no error. */
+static int
+sd_destroy (struct cgroup *cg, shim_error_t *err)
+{
+  shim_error_t tmp = NULL;
+
+  if (faccessat (cg->dirfd, "cgroup.procs", F_OK, 0) == 0 && cgroup_v2_manager.destroy (cg, &tmp) < 0)
+    {
+      if (faccessat (cg->dirfd, "cgroup.procs", F_OK, 0) == 0)
+        return shim_error_take (err, &tmp);
+      shim_error_release (&tmp); /* removed meanwhile */
+    }
+  return cgroup_systemd_stop_unit (cg->sd->unit, err);
+}
+
+static int
+sd_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
+{
+  return cgroup_v2_manager.freeze (cg, frozen, err);
+}
+
+static int
+sd_signal_all (struct cgroup *cg, int sig, shim_error_t *err)
+{
+  return cgroup_v2_manager.signal_all (cg, sig, err);
+}
+
+static int
+sd_snapshot (const struct cgroup *cg, struct cg_snapshot *out, shim_error_t *err)
+{
+  return cgroup_v2_manager.snapshot (cg, out, err);
+}
+
+const struct cgroup_manager cgroup_systemd_manager = {
+  .name = "systemd",
+  .create = sd_create,
+  .open = sd_open,
+  .update = sd_update,
+  .freeze = sd_freeze,
+  .signal_all = sd_signal_all,
+  .destroy = sd_destroy,
+  .snapshot = sd_snapshot,
+};

@@ -280,22 +280,44 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
         flags |= (uint64_t) type;
     }
 
+  /* init waits until it is in its cgroup (cgroup v1: cgroup_enter after
+   * the clone; systemd: the scope made with its pid) and the caller has
+   * armed what watches that cgroup, as exec's process does. */
+  cleanup_close int entered_rd = -1, entered_wr = -1;
+  {
+    int entered[2];
+    if (pipe2 (entered, O_CLOEXEC) < 0)
+      return shim_error_errno (err, "pipe");
+    entered_rd = entered[0];
+    entered_wr = entered[1];
+  }
   pid = process_clone (pid_ns_fd, opts->cgroup_fd, flags, &pidfd, err);
   if (pid == 0)
     {
       shim_error_t cerr = NULL;
       int report_fd = child_end;
+      char go;
       close (parent_end);
+      close (entered_wr);
+      if (read (entered_rd, &go, 1) != 1)
+        _exit (1);
+      close (entered_rd);
       child_setup (cfg, opts, &ns, child_end, &report_fd, &cerr);
       sync_report_error (report_fd, &cerr);
       _exit (1);
     }
   if (pid < 0)
     return -1;
-  if (opts->cgroup && cgroup_enter (opts->cgroup, pid, err) < 0)
+  if ((opts->cgroup && cgroup_enter (opts->cgroup, pid, err) < 0)
+      || (opts->cgroup_entered && opts->cgroup_entered (opts->opaque, err) < 0))
     {
       process_reap_failed (pidfd, NULL);
       return -1;
+    }
+  if (write (entered_wr, "g", 1) != 1)
+    {
+      process_reap_failed (pidfd, NULL);
+      return shim_error_errno (err, "release the container's init");
     }
   if (userns_write_maps (pid, parent_end, cfg, err) == 0)
     {
