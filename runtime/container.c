@@ -273,8 +273,12 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       if (cfg->namespaces[i].path != NULL)
         continue;
       /* Made by unshare in the child, after it joined the user
-       * namespace: clone3 would make them the host's. */
-      if (join_user)
+       * namespace: clone3 would make them the host's.  The cgroup
+       * namespace too once init is in its cgroup (after the gate below):
+       * its root is the cgroup init is in when it is made, and the systemd
+       * manager's scope, and v1's hierarchies, are joined after the clone
+       * (else the container sees `0::/../<scope>`). */
+      if (join_user || (type == CLONE_NEWCGROUP && opts->cgroup))
         ns.unshare_flags |= type;
       else
         flags |= (uint64_t) type;
