@@ -10,6 +10,7 @@
 # Anywhere else they fail (on purpose, not skip).
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
   require_cgroup2_memory
@@ -215,5 +216,21 @@ assert_scope_gone() {
   run shim_sd exec "$ID" sh -c 'echo $$; sleep 0.5'
   [ "$status" -eq 0 ]
   shim_sd delete --force "$ID"
+  assert_scope_gone
+}
+
+@test "init is in the scope before it runs anything: its first command sees the scope" {
+  ID=sd-first
+  # No cgroup namespace, so that /proc/self/cgroup names the host's path.
+  # systemd makes the scope only after the clone (with init's pid): init
+  # waits until then.
+  sd_bundle sleeper 'del(.linux.namespaces[] | select(.type == "cgroup"))' \
+    "$(args_filter /bin/cat /proc/self/cgroup)"
+  # stderr apart: run may log that systemd removed the emptied scope
+  # before its last read of the counters.
+  run --separate-stderr shim_sd run --bundle "$BUNDLE" "$ID"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = "0::/system.slice/shimtest-$ID.scope" ]
   assert_scope_gone
 }
