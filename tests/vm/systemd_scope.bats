@@ -42,24 +42,6 @@ prop() {
   systemctl show -p "$1" --value "shimtest-$ID.scope"
 }
 
-state_field() {
-  "$SHIM" --root "$S" state "$ID" | jq -r "$1"
-}
-
-annotation() {
-  state_field ".annotations[\"$1\"]"
-}
-
-wait_stopped() {
-  local i
-  for i in $(seq 1 600); do
-    [ "$(state_field .status)" = stopped ] && return 0
-    sleep 0.1
-  done
-  echo "container $ID never stopped: $(state_field .status)" >&2
-  return 1
-}
-
 # Nothing of the container left: no unit, no cgroup, no state dir.
 assert_scope_gone() {
   local i
