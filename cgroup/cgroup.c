@@ -18,7 +18,8 @@ cgroup_manager_detect (void)
    * /sys/fs/cgroup/unified has none, or a pure v1 one): the v1 manager,
    * which still tracks and kills the tree through the unified cgroup where
    * there is one.  Else the cgroup2 mount, wherever cgroup_mount_point found
-   * it.  A systemd manager would be chosen here too. */
+   * it.  The systemd manager (a scope over cgroup2) replaces the v2 one
+   * per container: --systemd-cgroup at create, a scope's path after. */
   if (cgroup_v1_present ())
     return &cgroup_v1_manager;
   if (cgroup_mount_point () != NULL)
@@ -174,6 +175,8 @@ cgroup_clone_fd (const struct cgroup *cg)
 int
 cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err)
 {
+  /* The caller's cgroup is its own (the launch's), not a constant: the
+   * scope systemd just made gets its dirfd here. */
   if (cg->manager == &cgroup_systemd_manager)
     return cgroup_systemd_enter ((struct cgroup *) cg, pid, err);
   if (cg->manager != &cgroup_v1_manager)
