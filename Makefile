@@ -27,7 +27,7 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 # Where podman looks for hooks shipped by packages (its default hooks_dir).
 HOOKSDIR ?= $(DATADIR)/containers/oci/hooks.d
 CC ?= gcc
-PKGS := yajl libseccomp libcap
+PKGS := yajl libseccomp libcap libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g

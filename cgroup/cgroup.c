@@ -18,7 +18,8 @@ cgroup_manager_detect (void)
    * /sys/fs/cgroup/unified has none, or a pure v1 one): the v1 manager,
    * which still tracks and kills the tree through the unified cgroup where
    * there is one.  Else the cgroup2 mount, wherever cgroup_mount_point found
-   * it.  A systemd manager would be chosen here too. */
+   * it.  The systemd manager (a scope over cgroup2) replaces the v2 one
+   * per container: --systemd-cgroup at create, a scope's path after. */
   if (cgroup_v1_present ())
     return &cgroup_v1_manager;
   if (cgroup_mount_point () != NULL)
@@ -57,6 +58,14 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
     }
   if (cgroup_path_for (spec->cgroups_path, spec->systemd, spec->id, &path, err) < 0)
     return -1;
+  /* --systemd-cgroup: the cgroup is systemd's to make, as runc and crun
+   * ask it, and without systemd on the bus runc's refusal (not a silent
+   * cgroupfs fallback). */
+  if (spec->systemd && !cgroup_systemd_running ())
+    return shim_error_plain (err, ENOTSUP,
+                             "systemd not running on this host, cannot use systemd cgroups manager");
+  if (spec->systemd && m == &cgroup_v2_manager)
+    m = &cgroup_systemd_manager;
   out->manager = m;
   if (m->create (spec, path, out, err) < 0)
     return -1;
@@ -82,6 +91,11 @@ cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth,
   *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
   if (path == NULL || m == NULL)
     return 0;
+  /* A scope on a systemd host: the unit is stopped at delete, and updates
+   * go through systemd too.  From the path alone, since engines do not
+   * pass --systemd-cgroup to every command. */
+  if (m == &cgroup_v2_manager && cgroup_systemd_is_scope (path) && cgroup_systemd_running ())
+    m = &cgroup_systemd_manager;
   out->manager = m;
   out->path = strdup (path);
   if (out->path == NULL || (v1_paths && (out->v1_paths = strdup (v1_paths)) == NULL))
@@ -102,6 +116,7 @@ cgroup_release (struct cgroup *cg)
   free (cg->unenforced_reason);
   free (cg->v1_paths);
   cgroup_v1_free (cg->v1);
+  cgroup_systemd_free (cg->sd);
   *cg = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
 }
 
@@ -193,14 +208,22 @@ cgroup_clone_fd (const struct cgroup *cg)
 int
 cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err)
 {
+  /* The caller's cgroup is its own (the launch's), not a constant: the
+   * scope systemd just made gets its dirfd here. */
   if (!cgroup_enter_needed (cg))
     return 0;
+  if (cg->manager == &cgroup_systemd_manager)
+    return cgroup_systemd_enter ((struct cgroup *) cg, pid, err);
   return cgroup_v1_enter (cg, pid, err);
 }
 
 bool
 cgroup_enter_needed (const struct cgroup *cg)
 {
+  /* systemd: until the scope is started with init's pid (an exec is
+   * cloned into a started one). */
+  if (cg->manager == &cgroup_systemd_manager)
+    return cg->sd != NULL && !cg->sd->started;
   return cg->manager == &cgroup_v1_manager;
 }
 

@@ -101,6 +101,7 @@ struct cgroup_spec
 
 struct cgroup;
 struct cgroup_v1; /* the cgroup v1 manager's directories (cgroup/v1.c) */
+struct cgroup_systemd; /* the systemd manager's unit (cgroup/systemd.c) */
 
 /* The operations of one way of managing cgroups.  Callers use the cgroup_*
  * functions below, which dispatch here; a backend fills one of these. */
@@ -142,6 +143,9 @@ struct cgroup
    * relative cgroupsPath resolved per hierarchy), NULL when none: what
    * state.json keeps besides path, for cgroup_open_paths. */
   char *v1_paths;
+  /* The systemd manager's transient scope; NULL with the others.  Until
+   * cgroup_enter has systemd start it with init's pid, dirfd is -1. */
+  struct cgroup_systemd *sd;
 };
 
 /* This host's manager, chosen once: NULL when there is no cgroup to manage
@@ -231,7 +235,10 @@ int cgroup_clone_fd (const struct cgroup *cg);
 
 /* Put PID (just cloned, with CLONE_INTO_CGROUP into cgroup_clone_fd) in
  * the hierarchies the clone did not reach: every cgroup v1 hierarchy's
- * cgroup.procs.  Nothing to do with the v2 manager. */
+ * cgroup.procs.  Nothing to do with the v2 manager.  With the systemd
+ * manager, the first PID (init) makes the cgroup: systemd starts the scope
+ * with it (StartTransientUnit, PIDs=[PID]), then the limits systemd has no
+ * property for are written to the scope's files; dirfd is set after. */
 int cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
 
 /* Whether cgroup_enter has anything to do for cg: then a child must wait

@@ -31,6 +31,36 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
+/* systemd.c: the transient scope systemd makes for the systemd manager,
+ * over D-Bus; bounded waits for systemd's jobs. */
+bool cgroup_systemd_running (void);
+int cgroup_systemd_start_scope (const char *unit, const char *slice, pid_t pid,
+                                const struct cgroup_resources *r, const char *description,
+                                shim_error_t *err);
+int cgroup_systemd_stop_unit (const char *unit, shim_error_t *err);
+int cgroup_systemd_set_properties (const char *unit, const struct cgroup_resources *r,
+                                   shim_error_t *err);
+
+/* The systemd manager (--systemd-cgroup with systemd on the bus): the
+ * container's cgroup is the transient scope `<prefix>-<name>.scope` in its
+ * slice, made by systemd; otherwise used as the v2 manager's. */
+struct cgroup_systemd
+{
+  char *unit;  /* shimtest-ID.scope */
+  char *slice; /* system.slice */
+  bool started;
+  /* Until started: what create was asked for (the caller keeps it). */
+  const struct cgroup_resources *resources;
+  uid_t owner;
+};
+extern const struct cgroup_manager cgroup_systemd_manager;
+/* Whether PATH names a scope (its last component ends in `.scope`): a
+ * container's cgroup the systemd manager made, when systemd runs. */
+bool cgroup_systemd_is_scope (const char *path);
+int cgroup_systemd_enter (struct cgroup *cg, pid_t pid, shim_error_t *err);
+void cgroup_systemd_free (struct cgroup_systemd *sd);
+
+
 /* Give the cgroup2 directory DIRFD (PATH, for messages) to OWNER: the
  * directory and the files the kernel lists as safe to delegate. */
 int cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err);

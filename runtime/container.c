@@ -299,7 +299,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   if (pid < 0)
     return -1;
   fault_point ("spawn:before-enter");
-  if (sync_enter_cgroup (parent_end, opts->cgroup, pid, err) < 0)
+  if (sync_enter_cgroup (parent_end, opts->cgroup, pid, opts->cgroup_entered, opts->opaque, err) < 0)
     {
       process_reap_failed (pidfd, NULL);
       return -1;

@@ -35,6 +35,10 @@ struct container_opts
    * init's own hooks (createContainer, startContainer) get on stdin.
    * NULL: init does not stop there. */
   int (*create_runtime) (pid_t pid, void *opaque, char **state_json, shim_error_t *err);
+  /* Called once init is in its cgroup (cgroup_enter), before it runs
+   * anything: the systemd manager's cgroup exists only from then on.
+   * NULL: nothing to do. */
+  int (*cgroup_entered) (void *opaque, shim_error_t *err);
   void *opaque;
 };
 

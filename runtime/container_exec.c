@@ -159,7 +159,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
   if (pid < 0)
     return -1;
   fault_point ("exec:before-enter");
-  if (sync_enter_cgroup (parent_end, o->cgroup, pid, err) < 0)
+  if (sync_enter_cgroup (parent_end, o->cgroup, pid, NULL, NULL, err) < 0)
     {
       process_reap_failed (pidfd, NULL);
       return -1;

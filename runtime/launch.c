@@ -236,6 +236,24 @@ state_file_deleted (int ino, void *arg)
   return false;
 }
 
+/* container_opts.cgroup_entered: init is in its cgroup and waits.  What
+ * could not be armed before init existed (the systemd manager's scope is
+ * made with init's pid) is armed now, before init runs anything. */
+static int
+cgroup_entered (void *opaque, shim_error_t *err)
+{
+  struct launch *l = opaque;
+
+  if (l->arm_on_enter && l->cg.dirfd >= 0)
+    {
+      if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, l->cg.path, err) < 0)
+        return shim_error_prefix (err, "arm the watcher");
+      l->watcher_armed = true;
+    }
+  l->arm_on_enter = false;
+  return l->cgroup_ready ? l->cgroup_ready (l, l->cgroup_ready_arg, err) : 0;
+}
+
 int
 launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
 {
@@ -249,6 +267,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     .detach = o->detach,
     .exec_listen_fd = -1,
     .console_fd = -1,
+    .cgroup_entered = cgroup_entered,
     .opaque = l,
   };
 
@@ -262,6 +281,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
         return shim_error_prefix (err, "arm the watcher");
       l->watcher_armed = true;
     }
+  l->arm_on_enter = o->detach && l->cg.dirfd < 0 && l->cg.path != NULL;
   if (o->wait_start && (listen_fd = copts.exec_listen_fd = sync_listen_exec (l->dirfd, err)) < 0)
     return -1;
   if (cfg->process.terminal && o->c.console_socket

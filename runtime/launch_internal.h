@@ -31,6 +31,12 @@ struct launch
   /* Armed before init exists (the baseline), spawned once it runs. */
   bool watcher_armed;
   struct watcher watcher;
+  /* The watcher is armed when init is in its cgroup instead: the systemd
+   * manager's cgroup exists only from then on (launch_spawn sets it). */
+  bool arm_on_enter;
+  /* Called then too, when set (run: its monitor's baseline). */
+  int (*cgroup_ready) (struct launch *l, void *arg, shim_error_t *err);
+  void *cgroup_ready_arg;
 };
 
 #define LAUNCH_INIT { .dirfd = -1, .cg = { .dirfd = -1, .mountfd = -1 }, .proc = { .pid = -1, .pidfd = -1, .pty_master = -1 }, .watcher = WATCHER_INIT }

@@ -66,6 +66,17 @@ cleanup_kmsgp (struct kmsg_reader *r)
     kmsg_reader_close (r);
 }
 
+/* launch.cgroup_ready: the baseline of a cgroup made only with init's pid
+ * (the systemd manager's scope), before init runs anything. */
+static int
+monitor_late (struct launch *l, void *arg, shim_error_t *err)
+{
+  struct monitor *mon = arg;
+  if (mon->memory_fd >= 0 || l->cg.dirfd < 0)
+    return 0;
+  return monitor_init_cgroup (mon, &l->cg, err);
+}
+
 /* The foreground run: init's parent to the end, so the verdict has its
  * exit status. */
 static int
@@ -86,6 +97,8 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
   ret = monitor_init_cgroup (&mon, &l->cg, err);
   if (ret == 0 && l->cg.path)
     kmsg_reader_open (&kmsg, l->cg.path, &kev);
+  l->cgroup_ready = monitor_late;
+  l->cgroup_ready_arg = &mon;
   if (ret == 0)
     ret = sigfd = supervise_signals_fd (err);
   if (ret >= 0)

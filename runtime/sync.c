@@ -178,11 +178,13 @@ sync_wait_go (int fd, char **state_json, shim_error_t *err)
 }
 
 int
-sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid, shim_error_t *err)
+sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid,
+                   int (*entered) (void *opaque, shim_error_t *err), void *opaque,
+                   shim_error_t *err)
 {
   if (cg == NULL || !cgroup_enter_needed (cg))
     return 0;
-  if (cgroup_enter (cg, pid, err) < 0)
+  if (cgroup_enter (cg, pid, err) < 0 || (entered && entered (opaque, err) < 0))
     return -1;
   if (sync_send (fd, SYNC_GO, 0, "", -1) < 0)
     return shim_error_errno (err, "write to the child");

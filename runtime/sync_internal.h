@@ -58,15 +58,19 @@ int sync_converse (int fd, int sigfd, pid_t pid, bool stop_at_ready,
 int sync_wait_go (int fd, char **state_json, shim_error_t *err);
 
 /* A child cloned into cgroup_clone_fd reaches the cgroup2 directory only;
- * on cgroup v1 the runtime puts it in every hierarchy after the clone.
- * Until then it must not run anything of the container's: `run` exec'd
- * the workload before the parent had moved it (measured under the ASan
- * build: memhog held 72 MiB under a 64 MiB v1 limit, its first pages
- * charged to the host's cgroup), outside its device rules too.
- * sync_enter_cgroup is the runtime's side (cgroup_enter, then the
- * go-ahead), sync_wait_entered the child's, first thing after the clone;
- * both do nothing where the clone put the child everywhere (cgroup v2). */
-int sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid, shim_error_t *err);
+ * on cgroup v1 the runtime puts it in every hierarchy after the clone, and
+ * the systemd manager's scope is made with the child's pid.  Until then it
+ * must not run anything of the container's: `run` exec'd the workload
+ * before the parent had moved it (measured under the ASan build: memhog
+ * held 72 MiB under a 64 MiB v1 limit, its first pages charged to the
+ * host's cgroup), outside its device rules too.  sync_enter_cgroup is the
+ * runtime's side (cgroup_enter, then ENTERED (OPAQUE) if given: what
+ * watches the new cgroup is armed there, then the go-ahead),
+ * sync_wait_entered the child's, first thing after the clone; both do
+ * nothing where the clone put the child everywhere (cgroup v2). */
+int sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid,
+                       int (*entered) (void *opaque, shim_error_t *err), void *opaque,
+                       shim_error_t *err);
 int sync_wait_entered (int fd, const struct cgroup *cg, shim_error_t *err);
 
 /* create: the listening exec.sock in the state dir dirfd. */

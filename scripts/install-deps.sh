@@ -2,7 +2,7 @@
 # The Debian packages shim needs: `make deps` (to build and run it) and
 # `make test-deps` (--test: and to run its tests, VM and engines included).
 set -eu
-pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev
+pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev libsystemd-dev
       busybox-static scdoc"
 if [ "${1:-}" = --test ]; then
   pkgs="$pkgs bats jq iproute2 util-linux procps man-db bash-completion graphviz gnuplot-nox

@@ -76,7 +76,11 @@ for s in $suites; do
       esac
       # -t: the whole suite on one kernel, 12-15 min under TCG on a loaded
       # 2-core host; the default 1200 s bound is too tight for it.
-      tap "cgroup v2 VM ($k)" tests/vm/run -k "$pkg" -t 2700 -- bats --tap tests/vm
+      # systemd_*.bats need systemd as PID 1: the VM's systemd mode (-s).
+      tap "cgroup v2 VM ($k)" tests/vm/run -k "$pkg" -t 2700 -- \
+        bats --tap $(ls tests/vm/*.bats | grep -v '^tests/vm/systemd_')
+      tap "cgroup v2 VM, systemd as PID 1 ($k)" tests/vm/run -s -k "$pkg" -t 1200 -- \
+        bats --tap tests/vm/systemd_*.bats
     done ;;
   esac
 done

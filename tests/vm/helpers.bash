@@ -67,3 +67,23 @@ assert_no_leftovers() {
   pgrep -a -f -- "$pat" >&2
   return 1
 }
+
+# The state of container $ID under the --root $S (the create/start suites).
+state_field() {
+  "$SHIM" --root "$S" state "$ID" | jq -r "$1"
+}
+
+annotation() {
+  state_field ".annotations[\"$1\"]"
+}
+
+# wait_stopped: bounded; init is an orphan once create exited.
+wait_stopped() {
+  local i
+  for i in $(seq 1 600); do
+    [ "$(state_field .status)" = stopped ] && return 0
+    sleep 0.1
+  done
+  echo "container $ID never stopped: $(state_field .status)" >&2
+  return 1
+}

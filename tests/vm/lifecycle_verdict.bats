@@ -25,25 +25,6 @@ lc_create() {
   [ "$(state_field .status)" = created ]
 }
 
-state_field() {
-  "$SHIM" --root "$S" state "$ID" | jq -r "$1"
-}
-
-annotation() {
-  state_field ".annotations[\"$1\"]"
-}
-
-# wait_stopped: bounded; init is an orphan once create exited.
-wait_stopped() {
-  local i
-  for i in $(seq 1 600); do
-    [ "$(state_field .status)" = stopped ] && return 0
-    sleep 0.1
-  done
-  echo "container $ID never stopped: $(state_field .status)" >&2
-  return 1
-}
-
 @test "create/start of a memory hog: state says OOMKilled, events says oom, <bundle>/oom exists" {
   make_bundle memhog
   lc_create lc-hog
