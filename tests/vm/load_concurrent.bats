@@ -4,7 +4,8 @@
 # MiB) and 16 containers killed with kill -9 from outside as soon as they
 # are up.  Every verdict is told right under the load (OOMKilled by a
 # group kill for each hog, Killed from outside for each kill -9, never the
-# other), and nothing is left behind.  Kept small: qemu TCG is slow.
+# other), and nothing is left behind.  Then 32 create/start/kill/delete
+# lifecycles at once.  Kept small: qemu TCG is slow.
 
 load helpers
 
@@ -82,6 +83,46 @@ verdict_of() {
   for ((k = 1; k <= N; k++)); do
     assert_no_leftovers "hog-$k" || bad+=("hog-$k left something behind (above)")
     assert_no_leftovers "kill-$k" || bad+=("kill-$k left something behind (above)")
+  done
+  if [ ${#bad[@]} -gt 0 ]; then
+    printf '%s\n' "${bad[@]}" >&2
+    false
+  fi
+  [ -z "$(ls -A "$STATE")" ]
+}
+
+# cycle ID: create, start, kill -9 from the runtime, wait for stopped,
+# delete; its log in ID.log, its exit status in ID.rc.
+cycle() {
+  local id=$1 rc=0 i
+  exec </dev/null >"$BATS_TEST_TMPDIR/$id.log" 2>&1 3>&-
+  "$SHIM" --root "$STATE" create --bundle "$BATS_TEST_TMPDIR/$id" "$id" &&
+    "$SHIM" --root "$STATE" start "$id" &&
+    "$SHIM" --root "$STATE" kill "$id" KILL || rc=$?
+  for ((i = 0; rc == 0 && i < 600; i++)); do
+    [ "$("$SHIM" --root "$STATE" state "$id" | jq -r .status)" = stopped ] && break
+    sleep 0.1
+  done
+  [ "$rc" -ne 0 ] || "$SHIM" --root "$STATE" delete "$id" || rc=$?
+  echo "$rc" >"$BATS_TEST_TMPDIR/$id.rc"
+}
+
+@test "32 concurrent create, start, kill -9 and delete on cgroup v2: all succeed, nothing left" {
+  local k pids=() bad=()
+  for ((k = 1; k <= 2 * N; k++)); do
+    bundle "$BATS_TEST_TMPDIR/cycle-$k" "$(args_filter /bin/sleep 600)"
+  done
+  for ((k = 1; k <= 2 * N; k++)); do
+    cycle "cycle-$k" &
+    pids+=($!)
+  done
+  for k in "${pids[@]}"; do
+    wait "$k"
+  done
+  for ((k = 1; k <= 2 * N; k++)); do
+    [ "$(cat "$BATS_TEST_TMPDIR/cycle-$k.rc")" = 0 ] ||
+      bad+=("cycle-$k: exit status $(cat "$BATS_TEST_TMPDIR/cycle-$k.rc"): $(cat "$BATS_TEST_TMPDIR/cycle-$k.log")")
+    assert_no_leftovers "cycle-$k" || bad+=("cycle-$k left something behind (above)")
   done
   if [ ${#bad[@]} -gt 0 ]; then
     printf '%s\n' "${bad[@]}" >&2
