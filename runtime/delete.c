@@ -26,7 +26,7 @@ destroy_creating (const struct runtime_ctx *ctx, struct container_ref *r, shim_e
   shim_error_t tmp = NULL;
   int ret;
 
-  if (lifecycle_saved_config (r->dirfd, &r->st, &cfg, &tmp) < 0)
+  if (lifecycle_saved_config (r->dirfd, &r->st, false, &cfg, &tmp) < 0)
     {
       /* Died before it saved the config: before it made the cgroup. */
       shim_error_release (&tmp);

@@ -196,7 +196,7 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
       || container_ref_need (&r, "exec in",
                              ST (STATUS_CREATED) | ST (STATUS_RUNNING) | (o->ignore_paused ? ST (STATUS_PAUSED) : 0),
                              err) < 0
-      || lifecycle_saved_config (r.dirfd, &r.st, &cfg, err) < 0)
+      || lifecycle_saved_config (r.dirfd, &r.st, true, &cfg, err) < 0)
     return -1;
   if (make_process (o, cfg, &proc, err) < 0)
     return -1;

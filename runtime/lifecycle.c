@@ -53,7 +53,7 @@ run_stage (int dirfd, const struct shim_config *cfg, const struct shim_state *st
 
   if (!(st->hook_stages & (1u << stage)))
     return;
-  if ((cfg == NULL && lifecycle_saved_config (dirfd, st, &saved, &tmp) < 0)
+  if ((cfg == NULL && lifecycle_saved_config (dirfd, st, false, &saved, &tmp) < 0)
       || lifecycle_state_json (st, status, v, &json, &tmp) < 0)
     {
       log_error_release (&tmp);
@@ -157,7 +157,8 @@ lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v)
 }
 
 int
-lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_config **out, shim_error_t *err)
+lifecycle_saved_config (int dirfd, const struct shim_state *st, bool or_bundle, struct shim_config **out,
+                        shim_error_t *err)
 {
   cleanup_free char *json = NULL;
   cleanup_close int bfd = -1;
@@ -168,7 +169,7 @@ lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_conf
    * wait): its bundle is in use for as long as it runs. */
   if (util_read_file_at (dirfd, STATE_CONFIG, &json, &len, &tmp) < 0)
     {
-      if (tmp->status != ENOENT)
+      if (tmp->status != ENOENT || !or_bundle || st->bundle == NULL)
         return shim_error_take (err, &tmp);
       shim_error_release (&tmp);
       bfd = open (st->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

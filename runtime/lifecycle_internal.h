@@ -56,7 +56,11 @@ int lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err);
 
 void lifecycle_config_warning (void *opaque, const char *path, const char *why);
 
-/* Load the config saved at create (hooks, exec's defaults). */
-int lifecycle_saved_config (int dirfd, const struct shim_state *st, struct shim_config **out, shim_error_t *err);
+/* Load the config saved at create (hooks, exec's defaults).  With
+ * or_bundle, a container that saved none (a foreground `run`, whose bundle
+ * is in use while it runs) gets its bundle's; never for delete, where a
+ * missing copy means create died before it made anything. */
+int lifecycle_saved_config (int dirfd, const struct shim_state *st, bool or_bundle, struct shim_config **out,
+                            shim_error_t *err);
 
 #endif
