@@ -27,7 +27,8 @@ if ! tests/sanitize/build.sh "$dir" "$cc" "$san -fsanitize=fuzzer-no-link" $libs
 	echo "not ok - the fuzzing build of the libraries failed"
 	exit 1
 fi
-pkg=$(pkg-config --cflags --libs yajl libseccomp libcap)
+# The Makefile's PKGS.
+pkg=$(pkg-config --cflags --libs yajl libseccomp libcap libsystemd)
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:abort_on_error=1"
 n=0 status=0
