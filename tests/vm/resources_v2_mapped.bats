@@ -29,9 +29,18 @@ teardown() {
 
 @test "blockIO throttles: one io.max line with rbps, wbps, riops and wiops" {
 	local dev
-	# The guest's modules are .ko files with busybox's modules.dep, which
-	# kmod's modprobe does not read: insmod by path (loop has no deps).
-	[ -e /dev/loop-control ] || insmod "/lib/modules/$(uname -r)/kernel/drivers/block/loop.ko"
+	# The guest's modules come with busybox's modules.dep, which kmod's
+	# modprobe does not read: insmod by path (loop has no deps), after
+	# unpacking it where the kernel package compresses it (6.12: .ko.xz).
+	if [ ! -e /dev/loop-control ]; then
+		local ko
+		ko=$(find "/lib/modules/$(uname -r)/kernel/drivers/block" -name 'loop.ko*' | head -n 1)
+		case $ko in
+		*.xz) xz -dc "$ko" >"$BATS_TEST_TMPDIR/loop.ko" && ko=$BATS_TEST_TMPDIR/loop.ko ;;
+		*.zst) zstd -qdc "$ko" >"$BATS_TEST_TMPDIR/loop.ko" && ko=$BATS_TEST_TMPDIR/loop.ko ;;
+		esac
+		insmod "$ko"
+	fi
 	truncate -s 1M "$BATS_TEST_TMPDIR/disk"
 	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/disk")
 	dev=$(printf '%d:%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
