@@ -31,6 +31,10 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
+/* Open the cgroup2 mount into CG->mountfd: the v2 and systemd managers
+ * reach every cgroup from it. */
+int cgroup_open_mount (struct cgroup *cg, shim_error_t *err);
+
 /* systemd.c: the transient scope systemd makes for the systemd manager,
  * over D-Bus; bounded waits for systemd's jobs. */
 bool cgroup_systemd_running (void);

@@ -37,6 +37,19 @@ cgroup_mount_point (void)
   return NULL;
 }
 
+int
+cgroup_open_mount (struct cgroup *cg, shim_error_t *err)
+{
+  const char *mp = cgroup_mount_point ();
+
+  if (mp == NULL)
+    return shim_error_plain (err, ENOENT, "no cgroup2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified");
+  cg->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (cg->mountfd < 0)
+    return shim_error_errno (err, "open the cgroup2 mount `%s`", mp);
+  return 0;
+}
+
 /* Whether the comma-separated OPTS (LEN bytes) holds OPT. */
 static bool
 has_option (const char *opts, size_t len, const char *opt)

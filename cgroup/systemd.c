@@ -379,16 +379,6 @@ sd_from_path (struct cgroup *cg, shim_error_t *err)
   return 0;
 }
 
-static int
-open_mount (struct cgroup *cg, shim_error_t *err)
-{
-  const char *mp = cgroup_mount_point ();
-  cg->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (cg->mountfd < 0)
-    return shim_error_errno (err, "open the cgroup2 mount `%s`", mp);
-  return 0;
-}
-
 /* Nothing is made yet: systemd makes the scope when it gets init's pid
  * (cgroup_systemd_enter).  A slice as the unit (slice:prefix:x.slice) is
  * refused: a container needs a scope of its own. */
@@ -405,7 +395,7 @@ sd_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
   out->path = strdup (path);
   if (out->path == NULL)
     return shim_error_errno (err, "cgroup path");
-  if (open_mount (out, err) < 0 || sd_from_path (out, err) < 0)
+  if (cgroup_open_mount (out, err) < 0 || sd_from_path (out, err) < 0)
     return -1;
   out->sd->resources = r;
   out->sd->owner = spec->owner;

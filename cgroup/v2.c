@@ -597,11 +597,8 @@ v2_destroy (struct cgroup *cg, shim_error_t *err)
 static int
 v2_open (struct cgroup *cg, shim_error_t *err)
 {
-  const char *mp = cgroup_mount_point ();
-
-  cg->mountfd = open (mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (cg->mountfd < 0)
-    return shim_error_errno (err, "open the cgroup2 mount `%s`", mp);
+  if (cgroup_open_mount (cg, err) < 0)
+    return -1;
   cg->dirfd = openat (cg->mountfd, cg->path + (cg->path[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (cg->dirfd < 0 && errno != ENOENT)
     return shim_error_errno (err, "open cgroup `%s`", cg->path);

@@ -257,6 +257,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   int pid_ns_fd = -1, pidfd = -1, sync[2];
   const struct shim_namespace *user = config_namespace (cfg, CLONE_NEWUSER);
   bool join_user = user != NULL && user->path != NULL;
+  bool gate = sync_gate_needed (opts->cgroup);
   uint64_t flags = 0;
   pid_t pid;
   size_t i;
@@ -279,7 +280,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
        * cgroups (sync_wait_entered), as runc does: cloned with it, its
        * root in the v1 hierarchies was the runtime's cgroup, and the
        * container read /../../shim/ID in /proc/self/cgroup. */
-      if (join_user || (type == CLONE_NEWCGROUP && opts->cgroup && cgroup_enter_needed (opts->cgroup)))
+      if (join_user || (type == CLONE_NEWCGROUP && gate))
         ns.unshare_flags |= type;
       else
         flags |= (uint64_t) type;
@@ -291,7 +292,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       shim_error_t cerr = NULL;
       int report_fd = child_end;
       close (parent_end);
-      if (sync_wait_entered (child_end, opts->cgroup, &cerr) == 0)
+      if (sync_wait_entered (child_end, gate, &cerr) == 0)
         child_setup (cfg, opts, &ns, child_end, &report_fd, &cerr);
       sync_report_error (report_fd, &cerr);
       _exit (1);
@@ -299,7 +300,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   if (pid < 0)
     return -1;
   fault_point ("spawn:before-enter");
-  if (sync_enter_cgroup (parent_end, opts->cgroup, pid, opts->cgroup_entered, opts->opaque, err) < 0)
+  if (sync_enter_cgroup (parent_end, gate, opts->cgroup, pid, opts->cgroup_entered, opts->opaque, err) < 0)
     {
       process_reap_failed (pidfd, NULL);
       return -1;

@@ -106,6 +106,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
   cleanup_close int rootfd = -1, pidns = -1, parent_end = -1, child_end = -1;
   char path[64];
   int pidfd = -1, sv[2];
+  bool gate = sync_gate_needed (o->cgroup);
   pid_t pid;
   size_t i;
 
@@ -151,7 +152,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
     {
       shim_error_t cerr = NULL;
       close (parent_end);
-      if (sync_wait_entered (child_end, o->cgroup, &cerr) == 0)
+      if (sync_wait_entered (child_end, gate, &cerr) == 0)
         exec_child (cfg, p, o, fds, rootfd, child_end, &cerr);
       sync_report_error (child_end, &cerr);
       _exit (1);
@@ -159,7 +160,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
   if (pid < 0)
     return -1;
   fault_point ("exec:before-enter");
-  if (sync_enter_cgroup (parent_end, o->cgroup, pid, NULL, NULL, err) < 0)
+  if (sync_enter_cgroup (parent_end, gate, o->cgroup, pid, NULL, NULL, err) < 0)
     {
       process_reap_failed (pidfd, NULL);
       return -1;

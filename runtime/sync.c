@@ -177,12 +177,18 @@ sync_wait_go (int fd, char **state_json, shim_error_t *err)
   return 0;
 }
 
+bool
+sync_gate_needed (const struct cgroup *cg)
+{
+  return cg != NULL && cgroup_enter_needed (cg);
+}
+
 int
-sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid,
+sync_enter_cgroup (int fd, bool needed, const struct cgroup *cg, pid_t pid,
                    int (*entered) (void *opaque, shim_error_t *err), void *opaque,
                    shim_error_t *err)
 {
-  if (cg == NULL || !cgroup_enter_needed (cg))
+  if (!needed)
     return 0;
   if (cgroup_enter (cg, pid, err) < 0 || (entered && entered (opaque, err) < 0))
     return -1;
@@ -192,11 +198,11 @@ sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid,
 }
 
 int
-sync_wait_entered (int fd, const struct cgroup *cg, shim_error_t *err)
+sync_wait_entered (int fd, bool needed, shim_error_t *err)
 {
   char *unused;
 
-  if (cg == NULL || !cgroup_enter_needed (cg))
+  if (!needed)
     return 0;
   return sync_wait_go (fd, &unused, err);
 }

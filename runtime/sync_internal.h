@@ -66,12 +66,15 @@ int sync_wait_go (int fd, char **state_json, shim_error_t *err);
  * host's cgroup), outside its device rules too.  sync_enter_cgroup is the
  * runtime's side (cgroup_enter, then ENTERED (OPAQUE) if given: what
  * watches the new cgroup is armed there, then the go-ahead),
- * sync_wait_entered the child's, first thing after the clone; both do
- * nothing where the clone put the child everywhere (cgroup v2). */
-int sync_enter_cgroup (int fd, const struct cgroup *cg, pid_t pid,
+ * sync_wait_entered the child's, first thing after the clone.  NEEDED is
+ * sync_gate_needed (CG) taken once before the clone (entering changes
+ * what cgroup_enter_needed says of a systemd scope); both do nothing
+ * where the clone put the child everywhere (cgroup v2). */
+bool sync_gate_needed (const struct cgroup *cg);
+int sync_enter_cgroup (int fd, bool needed, const struct cgroup *cg, pid_t pid,
                        int (*entered) (void *opaque, shim_error_t *err), void *opaque,
                        shim_error_t *err);
-int sync_wait_entered (int fd, const struct cgroup *cg, shim_error_t *err);
+int sync_wait_entered (int fd, bool needed, shim_error_t *err);
 
 /* create: the listening exec.sock in the state dir dirfd. */
 int sync_listen_exec (int dirfd, shim_error_t *err);
