@@ -3,11 +3,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,24 +200,36 @@ hook_store_watcher_running (int cfd)
   return flock (fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 }
 
+/* The watcher closes the lock's fd when it ends (it holds it open for
+ * writing), which inotify reports as IN_CLOSE_WRITE: a wait that sleeps
+ * in poll(2) until then, bounded, instead of retrying the lock on a
+ * timer.  The watch is added before the first try, so that a release
+ * between the two is not missed; other closes only cause another try. */
 bool
 hook_store_wait_watcher (int cfd, int timeout_ms)
 {
   cleanup_close int fd = openat (cfd, HOOK_LOCK, O_RDONLY | O_CLOEXEC);
-  int waited = 0;
+  cleanup_close int in = -1;
+  long long deadline = util_monotonic_ms () + timeout_ms;
+  char path[64], buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
 
   if (fd < 0)
     return true;
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  in = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  if (in < 0 || inotify_add_watch (in, path, IN_CLOSE_WRITE) < 0)
+    return !hook_store_watcher_running (cfd);
   for (;;)
     {
+      struct pollfd p = { .fd = in, .events = POLLIN };
       if (flock (fd, LOCK_SH | LOCK_NB) == 0)
         return true;
       if (errno != EWOULDBLOCK && errno != EINTR)
         return true; /* not lockable: nothing to wait for */
-      if (waited >= timeout_ms)
+      if (util_poll_until (&p, 1, deadline) <= 0)
         return false;
-      usleep (10 * 1000);
-      waited += 10;
+      while (read (in, buf, sizeof buf) > 0)
+        ;
     }
 }
 

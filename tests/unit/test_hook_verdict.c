@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include "tap.h"
 
@@ -214,6 +215,32 @@ test_gc (void)
   close (held);
   held = -1;
   ok (hook_store_wait_watcher (cfd, 30), "a released lock is a finished watcher");
+  /* Released while the wait runs: a child holds the lock and ends once
+   * told to; the wait must see it and return long before its bound. */
+  {
+    int go[2];
+    pid_t c;
+    ok (pipe2 (go, O_CLOEXEC) == 0, "pipe");
+    c = fork ();
+    if (c == 0)
+      {
+        char b;
+        int l = openat (cfd, HOOK_LOCK, O_RDWR | O_CLOEXEC);
+        if (l < 0 || flock (l, LOCK_EX) < 0 || write (go[1], "h", 1) != 1)
+          _exit (1);
+        (void) !read (go[0], &b, 1); /* the pipe closes when the parent tells */
+        _exit (0);
+      }
+    char b;
+    close (go[1]);
+    ok (read (go[0], &b, 1) == 1 && hook_store_watcher_running (cfd), "a second watcher holds the lock");
+    /* Tell the child through a kill: it dies in the read, which closes its
+     * lock fd. */
+    kill (c, SIGKILL);
+    ok (hook_store_wait_watcher (cfd, 20000), "a lock released during the wait ends the wait");
+    waitpid (c, NULL, 0);
+    close (go[0]);
+  }
 
   /* Arming again replaces the directory. */
   {
