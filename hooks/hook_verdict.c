@@ -36,6 +36,9 @@ hook_verdict_compute (const char *id, const struct watcher_record *r, const char
   kind = verdict_input_record (&src, r, why_missing);
   /* init's pid at arming: the kernel log's victims are matched to it. */
   src.in.init_pid = init_pid;
+  /* runc's and crun's `kill` pass no hook: whether they sent a signal is
+   * never "no". */
+  verdict_input_signals_unseen (&src);
   verdict_input_compute (&src, v);
   return kind == VERDICT_RECORD_COMPLETE     ? HOOK_RECORD_COMPLETE
          : kind == VERDICT_RECORD_INCOMPLETE ? HOOK_RECORD_INCOMPLETE

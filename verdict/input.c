@@ -96,6 +96,13 @@ verdict_input_signals (struct verdict_sources *s, uint64_t sent, bool unknown)
 }
 
 void
+verdict_input_signals_unseen (struct verdict_sources *s)
+{
+  verdict_input_signals (s, 0, true);
+  s->in.signals_unseen = true;
+}
+
+void
 verdict_input_compute (struct verdict_sources *s, struct verdict *v)
 {
   struct verdict_input in = s->in;

@@ -66,6 +66,8 @@ void verdict_input_live (struct verdict_sources *s, const struct cg_snapshot *ba
 /* The runtime's log of the signals `shim kill` sent (VERDICT_SIGBIT bits);
  * UNKNOWN: the log could not be read, which is not "nothing sent". */
 void verdict_input_signals (struct verdict_sources *s, uint64_t sent, bool unknown);
+/* An OCI hook: the runtime's signals are not seen at all. */
+void verdict_input_signals_unseen (struct verdict_sources *s);
 
 /* verdict_compute with the rule above. */
 void verdict_input_compute (struct verdict_sources *s, struct verdict *v);

@@ -273,6 +273,7 @@ classify (struct verdict_evidence *ev)
   ev->group_kill = VERDICT_NULL;
   ev->decisive = false;
   ev->as_group = false;
+  ev->nested_unknown = ev->v1;
   if (ev->v1)
     {
       /* No group kill on v1: every kill is one by one.  Whose limit ran
@@ -564,6 +565,7 @@ verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdic
       v->oom.kills = ev->kills;
       v->oom.group_kill = ev->group_kill;
       v->oom.nested_kills = ev->nested;
+      v->oom.nested_kills_unknown = ev->nested_unknown;
     }
   v->oom.have_max_events = ev->l_max_known;
   v->oom.max_events = ev->l_max;

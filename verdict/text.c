@@ -496,6 +496,8 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
     case VERDICT_STORY_KILLED_NOT_OOM:
       put (b, "container %s was killed by SIGKILL %s (not an OOM kill: ", id,
            f->runtime_sent           ? "sent by the runtime"
+           : in->signals_unseen  ? "from the runtime or outside it (a hook does not see the "
+                                   "runtime's signals)"
            : in->signals_unknown ? "from the runtime or outside it (the record of the runtime's "
                                    "signals is unreadable)"
                                  : "from outside the runtime");

@@ -80,9 +80,16 @@
  *     reaping): the surviving ancestor's hierarchical oom_kill unchanged from
  *     arming to the end proves nothing below it was OOM-killed: oom_killed
  *     false, witness "ancestor".  Changed: the kernel log decides, else null.
- *   - signals_unknown (the record of signals unreadable): never "nothing
- *     sent": killed_by is never "outside", and a one-by-one OOM kill with a
- *     SIGKILL death is null, as when the runtime sent SIGKILL.
+ *   - signals_unknown (the record of signals unreadable, or, for the hook,
+ *     not seen at all): never "nothing sent": killed_by is never
+ *     "outside", and a one-by-one OOM kill with a SIGKILL death is null, as
+ *     when the runtime sent SIGKILL.  Measured on 6.18, where the hook has
+ *     init's status from its pidfd: `runc kill ID KILL` was called a kill
+ *     "from outside the runtime" before the hook said it cannot know.
+ *   - The kernel log naming init's pid as a victim of C's own or an
+ *     ancestor's limit decides that init died of the OOM kill, group kill
+ *     or not (a pid is not reused while its cgroup still holds the kill's
+ *     record; the watcher reads the log from arming on).
  *   - The kernel log (in->kmsg, kmsg.h) is a witness when it was read from
  *     arming (KMSG_READ) with nothing lost, no unattributed victim and no
  *     truncation, and the container's kernel path (kmsg_cgroup) is known.
@@ -206,6 +213,9 @@ struct verdict_input
   /* The record of signals could not be read: signals_sent is not
    * "nothing sent" but unknown. */
   bool signals_unknown;
+  /* ... because there is none to read: an OCI hook does not see the
+   * signals runc or crun sends (`runc kill`). */
+  bool signals_unseen;
   /* The nearest ancestor of the container's cgroup that outlives it: its
    * memory.events at arming and at the end (NULL: not read).  An unchanged
    * hierarchical oom_kill proves nothing below it was OOM-killed, when the
@@ -258,6 +268,9 @@ struct verdict
     uint64_t kills; /* the container's: local, or the tree's when they were C's */
     enum verdict_tri group_kill;
     uint64_t nested_kills; /* in nested cgroups, by their own limits */
+    /* cgroup v1 without the kernel log: C's oom_kill counts only its own
+     * tasks, so kills in nested cgroups are not known (null, not 0). */
+    bool nested_kills_unknown;
     /* Added by the kernel-log witness (JSON oom.oom_memcg, max_events,
      * victims): the cgroup whose limit ran out, as victim.cgroup ("": null,
      * e.g. a host-wide OOM); how often C's own limit was reached

@@ -73,6 +73,7 @@ struct verdict_kmsg_facts
   const struct kmsg_oom_kill *first; /* the first kill of the container's, or NULL */
   size_t first_victim;               /* its entry in verdict.oom.victims */
   bool init_nested; /* init itself was a victim of a nested cgroup's limit */
+  bool init_victim; /* init itself was a victim of C's own or an ancestor's limit */
 };
 
 /* The counters as deltas final - baseline, and what they say. */
@@ -93,6 +94,7 @@ struct verdict_evidence
   bool v1; /* cgroup v1 counters: C's own oom_kill and failcnt only */
   bool by_ancestor; /* known from the surviving ancestor's counters, C's were missing */
   bool ambiguous_nested; /* NESTED: an ancestor's kill is not ruled out */
+  bool nested_unknown; /* v1: kills in nested cgroups are not counted in C's */
   bool l_max_known;
   uint64_t l_max; /* memory.events.local max: how often C's limit was reached */
 };

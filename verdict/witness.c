@@ -54,6 +54,7 @@ read_kills (const struct verdict_input *in, struct verdict *v, struct verdict_km
   for (size_t i = 0; i < k->n && i < KMSG_MAX_KILLS; i++)
     {
       const struct kmsg_oom_kill *x = &k->kills[i];
+      bool is_init = in->init_pid > 0 && x->pid == in->init_pid;
       struct verdict_victim *vv;
 
       /* A summary without its victim record proves no kill (the kernel
@@ -63,15 +64,21 @@ read_kills (const struct verdict_input *in, struct verdict *v, struct verdict_km
       if (!x->have_victim || (x->task_memcg[0] && !kmsg_path_within (x->task_memcg, cg)))
         continue;
       if (x->oom_memcg[0] == '\0' || !kmsg_path_within (x->oom_memcg, cg))
-        km->ancestor++;
+        {
+          km->ancestor++;
+          km->init_victim |= is_init;
+        }
       else if (strcmp (x->oom_memcg, cg) == 0)
-        km->own++;
+        {
+          km->own++;
+          km->init_victim |= is_init;
+        }
       else
         {
           km->nested++;
           /* Which process went is the log's alone to say: init itself,
            * living in a nested cgroup, is no "kill from outside". */
-          km->init_nested |= in->init_pid > 0 && x->pid == in->init_pid;
+          km->init_nested |= is_init;
         }
       if (km->own + km->ancestor > 0 && km->first == NULL)
         {
@@ -122,6 +129,7 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
       ev->nested = km->nested;
     }
   ev->ambiguous_nested = false;
+  ev->nested_unknown = false;
   /* The log does not say whether a kill took the whole group; C's
    * memory.oom.group=1 does, for C's own limit (and an ancestor's kill is
    * taken as a group kill, as with the counters). */
@@ -139,6 +147,15 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
       ev->as_group = ev->decisive = false;
       ev->group_kill = VERDICT_NULL;
     }
+}
+
+/* The log names init among the victims of C's own or an ancestor's limit:
+ * init died of the OOM kill, one by one or not. */
+static void
+init_went (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
+{
+  if (ev->known && ev->cls == VERDICT_CLASS_BELONGS && km->cls == VERDICT_CLASS_BELONGS && km->init_victim)
+    ev->decisive = true;
 }
 
 static void
@@ -165,6 +182,7 @@ verdict_witness_weigh (const struct verdict_input *in, struct verdict *v, struct
       /* Counters lost or blind (memory_localevents): the log decides; under
        * memory_localevents C's own counters were read too. */
       take_kmsg (ev, km);
+      init_went (ev, km);
       if (ev->localevents || f->counters.why == VERDICT_WHY_LOCALEVENTS)
         v->witnesses |= VERDICT_WITNESS_COUNTERS;
       return;
@@ -175,7 +193,14 @@ verdict_witness_weigh (const struct verdict_input *in, struct verdict *v, struct
       if (km->cls != VERDICT_CLASS_BELONGS)
         disagree (ev);
       else if (ev->v1)
-        ev->scope = km->scope; /* failcnt says at most that C's limit was hit; the log says whose ran out */
+        {
+          /* failcnt says at most that C's limit was hit; the log says whose
+           * ran out, and what went in nested cgroups, which v1's counters
+           * of C do not count. */
+          ev->scope = km->scope;
+          ev->nested = km->nested;
+          ev->nested_unknown = false;
+        }
       break;
     case VERDICT_CLASS_NONE:
       /* Also the surviving ancestor's "nothing below it". */
@@ -197,4 +222,5 @@ verdict_witness_weigh (const struct verdict_input *in, struct verdict *v, struct
         take_kmsg (ev, km);
       break;
     }
+  init_went (ev, km);
 }

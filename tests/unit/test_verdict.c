@@ -44,6 +44,7 @@ struct row
   bool recreated;       /* the final snapshot has another cgroup id */
   enum anc_kind anc;
   bool signals_unknown;
+  bool signals_unseen;  /* the hook: signals_unknown because none are seen */
   unsigned wit;         /* WIT(VERDICT_WITNESS_*) */
   int init_pid;         /* 0: not known (the kernel log's victim is 4121) */
 };
@@ -238,6 +239,34 @@ static const struct row rows[] = {
     ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, NOSCOPE, 0, 2, F, NOBY,
     { "container c1 was OOM-killed: its init (pid 4121) lived in the nested cgroup `leaf`" },
     "raise memory.max of the nested cgroup `leaf`", .km = K_NESTED, .init_pid = 4121 },
+  /* The kernel log names init as the victim of C's own limit: init died of
+   * it, though not as a group (the localevents-own case of the VM's
+   * matrix, where the hook said null). */
+  { "hook: one-by-one kill, the kernel log names init as the victim", Z, Z, { 1, 1, 0 }, { 1, 1, 0 },
+    S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 1, 0, F, NOBY,
+    { "container c1 was OOM-killed (its exit status was not known here): it hit its 64 MiB",
+      "the kernel killed `python3` (pid 4121" },
+    "give it more memory", .km = K_OWN, .init_pid = 4121, .signals_unknown = true, .signals_unseen = true },
+  { "hook: one-by-one kill, the kernel log names another victim", Z, Z, { 1, 1, 0 }, { 1, 1, 0 },
+    S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_UNKNOWN, NUL, true, CONT, 1, 0, F, NOBY,
+    { "unknown whether init was one of them" }, "give it more memory", .km = K_OWN, .init_pid = 7,
+    .signals_unknown = true, .signals_unseen = true },
+  /* A kernel that keeps init's status for its pidfd (6.15+; measured on
+   * 6.18): the hook has the status but not the runtime's signals, so
+   * `runc kill ID KILL` is no kill "from outside". */
+  { "hook with init's status: SIGKILL, no OOM kill: from the runtime or outside", Z, Z, Z, Z, S_BOTH,
+    ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "was killed by SIGKILL from the runtime or outside it (a hook does not see the runtime's "
+      "signals) (not an OOM kill" },
+    NULL, .signals_unknown = true, .signals_unseen = true },
+  { "hook with init's status: one-by-one kill, the kernel log names init", Z, Z, { 1, 1, 0 },
+    { 1, 1, 0 }, S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 1,
+    0, F, NOBY, { "was OOM-killed: it hit its 64 MiB memory limit" }, "give it more memory",
+    .km = K_OWN, .init_pid = 4121, .signals_unknown = true, .signals_unseen = true },
+  { "hook with init's status: one-by-one kill, no kernel log: null", Z, Z, { 1, 1, 0 }, { 1, 1, 0 },
+    S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_KILLED, NUL, true, CONT, 1, 0, F, NOBY,
+    { "whether by the OOM killer is unknown" }, "give it more memory", .signals_unknown = true,
+    .signals_unseen = true },
   { "no status, runtime SIGKILL, no OOM kill", Z, Z, Z, Z, S_BOTH, ST_NONE, 0, KILLED_BY_RT, false,
     NULL, 0, 0, VERDICT_KILLED, F, false, NOSCOPE, 0, 0, NUL, RT,
     { "container c1 was stopped by the runtime's SIGKILL, with no OOM kill counted in its cgroup" },
@@ -419,6 +448,7 @@ compute_row (const struct row *r, struct verdict *v)
     .unavailable_reason = r->unavail,
     .signals_sent = r->sent,
     .signals_unknown = r->signals_unknown,
+    .signals_unseen = r->signals_unseen,
     .init_pid = r->init_pid,
   };
 

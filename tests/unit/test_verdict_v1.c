@@ -189,11 +189,50 @@ test_json (void)
   free (json);
 }
 
+/* C's oom_kill on v1 counts only its own tasks: without the kernel log,
+ * kills in nested cgroups are unknown (null, never 0); the log counts
+ * them (the matrix's ancestor-after-nested case said 0 beside a nested
+ * victim). */
+static void
+test_nested_kills (void)
+{
+  struct cg_snapshot base, fin;
+  struct kmsg_evidence km;
+  struct verdict v;
+  char *json = NULL;
+  shim_error_t err = NULL;
+  struct verdict_input in = { .container_id = "c1", .memory_limit_enforced = true,
+                              .baseline = &base, .final = &fin, .have_status = true,
+                              .status = SIGKILL };
+
+  v1_snap (&base, 0, 0, false);
+  v1_snap (&fin, 1, 3, true);
+  verdict_compute (&in, &v);
+  ok (v.have_oom && v.oom.nested_kills_unknown, "v1, no kernel log: nested kills unknown");
+  ok (verdict_to_json (&v, &json, &err) == 0, "to JSON");
+  has_str (json, "\"nested_kills\":null", "the JSON says null");
+  free (json);
+  json = NULL;
+
+  v1_kmsg (&km, "/shim");
+  km.n = 2;
+  make_kill (&km.kills[1], "/shim/c1/sub");
+  snprintf (km.kills[1].task_memcg, sizeof km.kills[1].task_memcg, "%s", "/shim/c1/sub");
+  in.kmsg = &km;
+  in.kmsg_cgroup = "/shim/c1";
+  verdict_compute (&in, &v);
+  ok (!v.oom.nested_kills_unknown && v.oom.nested_kills == 1, "the kernel log counts the nested kill");
+  ok (verdict_to_json (&v, &json, &err) == 0, "to JSON");
+  has_str (json, "\"nested_kills\":1", "the JSON says 1");
+  free (json);
+}
+
 int
 main (void)
 {
   test_rows ();
   test_max_events ();
   test_json ();
+  test_nested_kills ();
   return done_testing ();
 }
