@@ -292,16 +292,20 @@ run_case() {
   local name=$1 rt rts=(shim runc)
   [ -n "${DESC[$name]:-}" ] || { echo "verdict_matrix_v1: no case $name (cases: ${CASES[*]})" >&2; return 1; }
   has_flag "$name" allow && rts=(shim shim-allow runc)
-  if has_flag "$name" parent; then
-    mkdir -p "$MEMCG/$PARENT_NAME"
-    echo 50331648 >"$MEMCG/$PARENT_NAME/memory.limit_in_bytes"
-    [ ! -e "$MEMCG/$PARENT_NAME/memory.memsw.limit_in_bytes" ] \
-      || echo 50331648 >"$MEMCG/$PARENT_NAME/memory.memsw.limit_in_bytes"
-  fi
   echo "### $name: ${DESC[$name]}  [$(uname -r), cgroup v1 memory]"
   [ -z "${NOTE[$name]}" ] || echo "(v1: ${NOTE[$name]})"
   for rt in "${rts[@]}"; do
+    # The parent, made anew for each runtime: a runtime may remove it.
+    if has_flag "$name" parent; then
+      mkdir -p "$MEMCG/$PARENT_NAME"
+      echo 50331648 >"$MEMCG/$PARENT_NAME/memory.limit_in_bytes"
+      [ ! -e "$MEMCG/$PARENT_NAME/memory.memsw.limit_in_bytes" ] \
+        || echo 50331648 >"$MEMCG/$PARENT_NAME/memory.memsw.limit_in_bytes"
+    fi
     one "$name" "$rt"
+    if has_flag "$name" parent && [ ! -d "$MEMCG/$PARENT_NAME" ]; then
+      echo "  (the runtime removed $MEMCG/$PARENT_NAME, which this script made with its 48 MiB limit)"
+    fi
   done
   local d
   for d in "${HIERARCHIES[@]}"; do
