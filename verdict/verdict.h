@@ -225,6 +225,10 @@ struct verdict_input
   /* The kernel log's OOM records about the container (kmsg.h), NULL when
    * no reader was armed. */
   const struct kmsg_evidence *kmsg;
+  /* ... read only up to a moment before the container's end (a watcher's
+   * record while it runs): a kill the counters count may still be on its
+   * way to the log, so the log is no witness, for or against. */
+  bool kmsg_partial;
   /* init's pid as the kernel log prints it (the initial pid namespace), 0
    * when unknown: a kernel-log victim with this pid is init itself. */
   int64_t init_pid;

@@ -35,7 +35,7 @@ usable (const struct verdict_input *in)
     return VERDICT_KMSG_DENIED;
   /* A kill may be missing: the log cannot prove an absence, nor whose the
    * kills were, so the counters decide alone. */
-  if (k->lost || k->unattributed > 0 || k->truncated)
+  if (k->lost || k->unattributed > 0 || k->truncated || in->kmsg_partial)
     return VERDICT_KMSG_INCOMPLETE;
   if (in->kmsg_cgroup == NULL || in->kmsg_cgroup[0] != '/')
     return VERDICT_KMSG_NO_PATH;

@@ -1,3 +1,4 @@
+#include <stdio.h>
 /* SPDX-License-Identifier: Apache-2.0 */
 /* shim-oom-hook: from a watcher record to the verdict (what a record is
  * worth when the cgroup vanished first), the verdict file and what `show`
@@ -99,6 +100,25 @@ test_records (void)
   r = record (snap (1, 1, 0, 1, 1, 0), true);
   hook_verdict_compute ("c7", &r, NULL, 0, &v);
   is_int (v.oom_killed, VERDICT_NULL, "a kill without a group kill: init's fate is unknown");
+
+  /* A watcher's record while it runs: the counters already count a group
+   * kill whose report has not reached the kernel log yet.  The log is no
+   * witness before the end (it said "no OOM kill" here: the marker came
+   * late, measured with podman). */
+  r = record (snap (1, 2, 1, 1, 2, 1), false);
+  r.kmsg.access = KMSG_READ;
+  snprintf (r.kmsg.cgroup, sizeof r.kmsg.cgroup, "%s", "/shim/c1");
+  hook_verdict_compute ("c7c", &r, NULL, 0, &v);
+  is_int (v.oom_killed, VERDICT_TRUE, "mid-run record, group kill counted, log not there yet: true");
+  r = record (snap (0, 0, 0, 0, 0, 1), false);
+  r.kmsg.access = KMSG_READ;
+  snprintf (r.kmsg.cgroup, sizeof r.kmsg.cgroup, "%s", "/shim/c1");
+  hook_verdict_compute ("c7d", &r, NULL, 0, &v);
+  is_int (v.oom_killed, VERDICT_NULL, "mid-run record, nothing yet: null, the log proves no absence yet");
+  r.ended = true;
+  r.last = snap (0, 0, 0, 0, 0, 0);
+  hook_verdict_compute ("c7e", &r, NULL, 0, &v);
+  is_int (v.oom_killed, VERDICT_FALSE, "the same at the end, read after the cgroup emptied: false");
 
   /* init's status from its pidfd (6.15+), a SIGKILL, no OOM kill: runc's
    * own kill passes no hook, so nobody is blamed. */
