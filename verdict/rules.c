@@ -512,9 +512,13 @@ static void
 memory_figures (const struct verdict_input *in, struct verdict *v)
 {
   /* The limit in force at the OOM is the one that ran out (`shim update` may
-   * change it); the peak only grows, so the latest snapshot has the best. */
+   * change it).  The peak only grows: the final snapshot's, read at the
+   * end; an earlier one is only a lower bound, and said only when there is
+   * no final snapshot at all.  Measured: a hook under runc whose last read
+   * of memory.peak failed (the cgroup removed) said "peak 3.7 MiB" from the
+   * fullest snapshot, taken before a parent's limit killed 47.6 MiB. */
   const struct cg_snapshot *lim[] = { in->at_oom, in->final, in->baseline };
-  const struct cg_snapshot *peak[] = { in->final, in->at_oom };
+  const struct cg_snapshot *peak[] = { in->final, in->final ? NULL : in->at_oom };
 
   for (size_t i = 0; i < 3; i++)
     if (lim[i] && (lim[i]->have & CG_SNAP_MAX))

@@ -263,6 +263,8 @@ read_events_now (struct watch *x)
       m->last = m->baseline;
       m->have_last = m->have_baseline;
     }
+  /* A peak not read now is an earlier one: none rather than a stale one. */
+  m->last.have &= ~CG_SNAP_PEAK;
   merge_counters (&m->last, &s);
   return true;
 }

@@ -101,6 +101,17 @@ test_records (void)
   hook_verdict_compute ("c7", &r, NULL, 0, &v);
   is_int (v.oom_killed, VERDICT_NULL, "a kill without a group kill: init's fate is unknown");
 
+  /* The cgroup removed before the last read of memory.peak: the fullest
+   * snapshot's peak is from before the kill, no peak of the container's. */
+  r = record (snap (1, 2, 1, 1, 2, 1), true);
+  r.last.have &= ~CG_SNAP_PEAK;
+  r.fullest.memory_peak = 3 << 20;
+  hook_verdict_compute ("c7p", &r, NULL, 0, &v);
+  ok (v.oom_killed == VERDICT_TRUE && !v.have_memory_peak, "no final peak: none said, not an earlier one");
+  r.have_last = false;
+  hook_verdict_compute ("c7q", &r, NULL, 0, &v);
+  ok (v.have_memory_peak && v.memory_peak == 3 << 20, "no final snapshot at all: the fullest one's peak");
+
   /* A watcher's record while it runs: the counters already count a group
    * kill whose report has not reached the kernel log yet.  The log is no
    * witness before the end (it said "no OOM kill" here: the marker came
