@@ -84,7 +84,9 @@ int watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned anc
  * cgroup that tracks the container (UNIFIED_FD: its cgroup.events says
  * when the container has ended), both borrowed until watcher_spawn: an OCI
  * hook under runc on a hybrid host.  KERNEL_PATH is the v1 memory path
- * (the kernel log names memory cgroups by it). */
+ * (the kernel log names memory cgroups by it).  UNIFIED_FD -1: a pure v1
+ * host, where init's exit (watcher_policy.init_pidfd, then required) is
+ * the container's end. */
 int watcher_arm_v1 (struct watcher *w, int memory_fd, int unified_fd, const char *kernel_path,
                     shim_error_t *err);
 void watcher_release (struct watcher *w);
