@@ -287,6 +287,19 @@ void cgroup_v1_set_mountinfo (const char *mountinfo);
  * found or opened, as cgroup_parse_proc_cgroup_v1 refuses paths. */
 int cgroup_v1_proc_open (pid_t pid, const char *ctrl, int *fd, char **path, shim_error_t *err);
 
+/* memory.oom.group emulated on v1 (the runtime's monitor): whether
+ * linux.resources.unified sets it to "0" (v1 then leaves the survivors of
+ * an OOM kill alone, as v2 does); "1", or no key, is the default, on. */
+bool cgroup_oom_group_off (const struct cgroup_resources *r);
+/* The v1 freezer directory of CG, or -1 (none, or not the v1 manager).
+ * Borrowed. */
+int cgroup_v1_freezer_dirfd (const struct cgroup *cg);
+/* Kill every task of a v1 container from its fds: cgroup.kill of the
+ * unified cgroup UNIFIED_FD on a hybrid host; else freeze FREEZER_FD's
+ * cgroup (-1: none), SIGKILL each task of TASKS_FD's cgroup.procs, thaw.
+ * PATH names it in errors. */
+int cgroup_v1_group_kill (int unified_fd, int freezer_fd, int tasks_fd, const char *path, shim_error_t *err);
+
 /* What memory.oom_control says besides the oom_kill counter. */
 struct cgroup_v1_oom
 {

@@ -174,6 +174,16 @@ enum verdict_scope
   VERDICT_SCOPE_ANCESTOR,
 };
 
+/* Who killed the container's group after an OOM kill (JSON
+ * oom.group_kill_by): the kernel (memory.oom.group, oom.group_kill true),
+ * or the runtime emulating it on cgroup v1. */
+enum verdict_group_kill_by
+{
+  VERDICT_GROUP_BY_NONE, /* null */
+  VERDICT_GROUP_BY_KERNEL,
+  VERDICT_GROUP_BY_RUNTIME,
+};
+
 enum verdict_killed_by
 {
   VERDICT_BY_NONE, /* null */
@@ -222,6 +232,9 @@ struct verdict_input
    * kmsg reader's cgroup: from the root of the cgroup2 hierarchy), NULL
    * when not known: the records are then not used. */
   const char *kmsg_cgroup;
+  /* cgroup v1: after an OOM kill in the container, the runtime killed
+   * the rest of it, emulating memory.oom.group (verdict/monitor.h). */
+  bool oom_group_emulated;
 };
 
 /* Which witnesses a verdict used (verdict.witnesses): C's own counters, the
@@ -257,6 +270,7 @@ struct verdict
     enum verdict_scope scope;
     uint64_t kills; /* the container's: local, or the tree's when they were C's */
     enum verdict_tri group_kill;
+    enum verdict_group_kill_by group_kill_by;
     uint64_t nested_kills; /* in nested cgroups, by their own limits */
     /* Added by the kernel-log witness (JSON oom.oom_memcg, max_events,
      * victims): the cgroup whose limit ran out, as victim.cgroup ("": null,

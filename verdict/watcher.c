@@ -117,6 +117,7 @@ as_record (const struct watch *x, bool ended)
                                   .ended = ended,
                                   .have_status = x->ie.known,
                                   .status = x->ie.status,
+                                  .oom_group_emulated = m->group_killed,
                                   .kmsg = x->w->kmsg_ev };
 }
 
@@ -630,7 +631,7 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
       int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
                      w->m.cgroup_fd, w->m.memory_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
                      p->stop_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
-                     w->v1_counters.failcnt, w->v1_counters.max_usage };
+                     w->v1_counters.failcnt, w->v1_counters.max_usage, w->m.freezer_fd };
       become_detached (keep, sizeof keep / sizeof keep[0]);
       (void) !write (ready_w, "1", 1);
       close (ready_w);

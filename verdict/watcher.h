@@ -40,6 +40,9 @@ struct watcher_record
   bool have_status;
   int status; /* init's wait status, from the kernel (pidfd_exit_status) */
   struct kmsg_evidence kmsg; /* access KMSG_NOT_READ: no reader was armed */
+  /* cgroup v1: the watcher killed the container's tasks after an OOM kill
+   * in it, emulating memory.oom.group (monitor_emulate_oom_group). */
+  bool oom_group_emulated;
 };
 
 int watcher_record_write (int dirfd, const char *name, const struct watcher_record *r,
