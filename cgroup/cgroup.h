@@ -187,6 +187,10 @@ int cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, cha
 
 /* systemd's cpu.weight for OCI cpu.shares, as runc and crun convert it. */
 unsigned long long cgroup_cpu_shares_to_weight (unsigned long long shares);
+/* blockIO weight (v1's blkio, 10..1000) as cgroup v2's io.weight and
+ * systemd's IOWeight (1..10000), as runc converts it: 1 + (w - 10) * 9999 /
+ * 990.  0 stays 0 (unset). */
+uint64_t cgroup_blkio_weight_to_io (uint64_t weight);
 
 /* Create it (or adopt an existing, empty one), enable the controllers the
  * spec needs in every ancestor, and write linux.resources.  A limit that
