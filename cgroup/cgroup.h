@@ -213,6 +213,13 @@ int cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shi
 int cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth, struct cgroup *out,
                        shim_error_t *err);
 
+/* The v1 hierarchies' own paths (cgroup.v1_paths, malloc'd; NULL when
+ * every hierarchy has PATH, or not the v1 manager) as cgroup_create
+ * resolves SPEC's relative cgroupsPath in each, from the caller's own
+ * cgroups: `delete` of a container whose create died before it wrote
+ * state.json finds its directories so. */
+int cgroup_v1_paths_for (const struct cgroup_spec *spec, const char *path, char **v1_paths, shim_error_t *err);
+
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);
 

@@ -422,6 +422,12 @@ resolve_paths (const struct cgroup_spec *spec, const char *path, struct cgroup *
   return 0;
 }
 
+int
+cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct cgroup *cg, shim_error_t *err)
+{
+  return open_hierarchies (cg, err) < 0 ? -1 : resolve_paths (spec, path, cg, err);
+}
+
 /* cgroup.v1_paths again, into each hierarchy's h->path. */
 static int
 load_paths (struct cgroup *cg, shim_error_t *err)
@@ -495,7 +501,7 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
   out->path = strdup (path);
   if (out->path == NULL)
     return shim_error_errno (err, "cgroup path");
-  if (open_hierarchies (out, err) < 0 || resolve_paths (spec, path, out, err) < 0)
+  if (cgroup_v1_resolve (spec, path, out, err) < 0)
     return -1;
   for (i = 0; ret == 0 && i < out->v1->n; i++)
     {
