@@ -128,6 +128,14 @@
  *       counters are unknown (VERDICT_WHY_V1_NESTED): the kernel log
  *       decides, else oom_killed null.  (A nested cgroup made and removed
  *       between two reads is not seen: the limit of this rule.)
+ *     memory.oom.group emulated (in->oom_group_emulated: after the first
+ *     OOM kill counted in C the runtime's monitor killed the rest,
+ *     verdict/monitor.h): an OOM kill of C's is then a group kill, as the
+ *     kernel's on v2: with init dead of SIGKILL, the runtime's SIGKILL or
+ *     not, or without a wait status, OOMKilled.  oom.group_kill stays the
+ *     kernel's counter (null on v1); oom.group_kill_by says "runtime" (and
+ *     "kernel" wherever group_kill is true), and the message "the runtime
+ *     killed the rest, emulating memory.oom.group on cgroup v1".
  *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
  *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
  *     or unknown), oom.max_events (delta of memory.events.local `max`: how
