@@ -105,6 +105,22 @@ cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth,
   return m->open (out, err);
 }
 
+int
+cgroup_v1_paths_for (const struct cgroup_spec *spec, const char *path, char **v1_paths, shim_error_t *err)
+{
+  struct cgroup cg = { .dirfd = -1, .mountfd = -1 };
+  int ret;
+
+  *v1_paths = NULL;
+  if (path == NULL || cgroup_manager_detect () != &cgroup_v1_manager)
+    return 0;
+  ret = cgroup_v1_resolve (spec, path, &cg, err);
+  if (ret == 0)
+    *v1_paths = steal_pointer (&cg.v1_paths);
+  cgroup_release (&cg);
+  return ret;
+}
+
 void
 cgroup_release (struct cgroup *cg)
 {

@@ -187,6 +187,10 @@ int cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, cha
 
 /* systemd's cpu.weight for OCI cpu.shares, as runc and crun convert it. */
 unsigned long long cgroup_cpu_shares_to_weight (unsigned long long shares);
+/* blockIO weight (v1's blkio, 10..1000) as cgroup v2's io.weight and
+ * systemd's IOWeight (1..10000), as runc converts it: 1 + (w - 10) * 9999 /
+ * 990.  0 stays 0 (unset). */
+uint64_t cgroup_blkio_weight_to_io (uint64_t weight);
 
 /* Create it (or adopt an existing, empty one), enable the controllers the
  * spec needs in every ancestor, and write linux.resources.  A limit that
@@ -208,6 +212,13 @@ int cgroup_open (const char *path, size_t created_depth, struct cgroup *out, shi
  * at create (NULL: path in every hierarchy). */
 int cgroup_open_paths (const char *path, const char *v1_paths, size_t created_depth, struct cgroup *out,
                        shim_error_t *err);
+
+/* The v1 hierarchies' own paths (cgroup.v1_paths, malloc'd; NULL when
+ * every hierarchy has PATH, or not the v1 manager) as cgroup_create
+ * resolves SPEC's relative cgroupsPath in each, from the caller's own
+ * cgroups: `delete` of a container whose create died before it wrote
+ * state.json finds its directories so. */
+int cgroup_v1_paths_for (const struct cgroup_spec *spec, const char *path, char **v1_paths, shim_error_t *err);
 
 /* pause/resume: cgroup.freeze, waiting until cgroup.events says frozen. */
 int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);
@@ -286,6 +297,19 @@ void cgroup_v1_set_mountinfo (const char *mountinfo);
  * hierarchy carries CTRL; -1 when the process or its cgroup cannot be
  * found or opened, as cgroup_parse_proc_cgroup_v1 refuses paths. */
 int cgroup_v1_proc_open (pid_t pid, const char *ctrl, int *fd, char **path, shim_error_t *err);
+
+/* memory.oom.group emulated on v1 (the runtime's monitor): whether
+ * linux.resources.unified sets it to "0" (v1 then leaves the survivors of
+ * an OOM kill alone, as v2 does); "1", or no key, is the default, on. */
+bool cgroup_oom_group_off (const struct cgroup_resources *r);
+/* The v1 freezer directory of CG, or -1 (none, or not the v1 manager).
+ * Borrowed. */
+int cgroup_v1_freezer_dirfd (const struct cgroup *cg);
+/* Kill every task of a v1 container from its fds: cgroup.kill of the
+ * unified cgroup UNIFIED_FD on a hybrid host; else freeze FREEZER_FD's
+ * cgroup (-1: none), SIGKILL each task of TASKS_FD's cgroup.procs, thaw.
+ * PATH names it in errors. */
+int cgroup_v1_group_kill (int unified_fd, int freezer_fd, int tasks_fd, const char *path, shim_error_t *err);
 
 /* What memory.oom_control says besides the oom_kill counter. */
 struct cgroup_v1_oom

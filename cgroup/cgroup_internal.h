@@ -122,6 +122,9 @@ int cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name);
 
 /* cgroup_enter on v1: PID into every hierarchy's cgroup.procs. */
 int cgroup_v1_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
+/* The v1 hierarchies of CG opened, and a relative cgroupsPath resolved in
+ * each as create does (CG's v1_paths). */
+int cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct cgroup *cg, shim_error_t *err);
 
 /* Write linux.resources to the v1 hierarchies (v1_apply.c), and the
  * `unified` keys of core cgroup files (cgroup.max.depth) to UNIFIED_FD, the

@@ -364,6 +364,16 @@ cgroup_cpu_shares_to_weight (unsigned long long shares)
   return 1 + ((shares - 2) * 9999) / 262142;
 }
 
+uint64_t
+cgroup_blkio_weight_to_io (uint64_t weight)
+{
+  /* blkio's [10, 1000] onto io.weight's [1, 10000], as runc converts it;
+   * 0 means unset (the config refuses anything else outside 10..1000). */
+  if (weight < 10)
+    return weight == 0 ? 0 : 1;
+  return 1 + (weight - 10) * 9999 / 990;
+}
+
 const char *const cgroup_ctrl_names[CGROUP_N_CTRL] = { "memory", "pids", "cpu", "cpuset", "io", "hugetlb" };
 
 bool

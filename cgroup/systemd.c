@@ -256,8 +256,7 @@ append_resources (sd_bus_message *m, const struct cgroup_resources *r)
     }
   if (r->has_blkio_weight && r->blkio_weight > 0)
     {
-      /* blkio's 10..1000 onto io's 1..10000, as runc converts it. */
-      uint64_t w = 1 + ((uint64_t) r->blkio_weight - 10) * 9999 / 990;
+      uint64_t w = cgroup_blkio_weight_to_io (r->blkio_weight);
       ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "IOWeight", "t", w);
     }
   return ret;

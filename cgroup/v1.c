@@ -422,6 +422,12 @@ resolve_paths (const struct cgroup_spec *spec, const char *path, struct cgroup *
   return 0;
 }
 
+int
+cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct cgroup *cg, shim_error_t *err)
+{
+  return open_hierarchies (cg, err) < 0 ? -1 : resolve_paths (spec, path, cg, err);
+}
+
 /* cgroup.v1_paths again, into each hierarchy's h->path. */
 static int
 load_paths (struct cgroup *cg, shim_error_t *err)
@@ -495,7 +501,7 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
   out->path = strdup (path);
   if (out->path == NULL)
     return shim_error_errno (err, "cgroup path");
-  if (open_hierarchies (out, err) < 0 || resolve_paths (spec, path, out, err) < 0)
+  if (cgroup_v1_resolve (spec, path, out, err) < 0)
     return -1;
   for (i = 0; ret == 0 && i < out->v1->n; i++)
     {
@@ -635,24 +641,30 @@ v1_freeze (struct cgroup *cg, bool frozen, shim_error_t *err)
 
 /* Without cgroup.kill: freeze, so that nothing forks behind the pass over
  * cgroup.procs, SIGKILL each task, thaw so that they die.  The pass is the
- * v2 manager's over dirfd's cgroup.procs (here a v1 directory: no
- * cgroup.kill in it, so it signals each task). */
-static int
-freezer_kill (struct cgroup *cg, shim_error_t *err)
+ * v2 manager's over the tasks' directory (a v1 one: no cgroup.kill in it,
+ * so it signals each task). */
+int
+cgroup_v1_group_kill (int unified_fd, int freezer_fd, int tasks_fd, const char *path, shim_error_t *err)
 {
-  int fd = cgroup_v1_dirfd (cg->v1, "freezer");
+  struct cgroup cg = { .path = (char *) path, .dirfd = unified_fd >= 0 ? unified_fd : tasks_fd, .mountfd = -1 };
   shim_error_t tmp = NULL;
   int ret;
 
-  if (fd < 0)
-    return cgroup_v2_manager.signal_all (cg, SIGKILL, err);
-  if (freezer_set (cg, fd, "FROZEN", err) < 0)
+  if (unified_fd >= 0 || freezer_fd < 0)
+    return cgroup_v2_manager.signal_all (&cg, SIGKILL, err);
+  if (freezer_set (&cg, freezer_fd, "FROZEN", err) < 0)
     return -1;
-  ret = cgroup_v2_manager.signal_all (cg, SIGKILL, err);
-  if (freezer_set (cg, fd, "THAWED", ret < 0 ? &tmp : err) < 0 && ret == 0)
+  ret = cgroup_v2_manager.signal_all (&cg, SIGKILL, err);
+  if (freezer_set (&cg, freezer_fd, "THAWED", ret < 0 ? &tmp : err) < 0 && ret == 0)
     return -1;
   shim_error_release (&tmp);
   return ret;
+}
+
+static int
+freezer_kill (struct cgroup *cg, shim_error_t *err)
+{
+  return cgroup_v1_group_kill (-1, cgroup_v1_dirfd (cg->v1, "freezer"), cg->dirfd, cg->path, err);
 }
 
 static int

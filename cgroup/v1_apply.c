@@ -328,12 +328,37 @@ v1_name (unsigned bit)
   return bit == CGROUP_CTRL_IO ? "blkio" : cgroup_first_ctrl (bit);
 }
 
-/* A `unified` key the unified tracking cgroup (UNIFIED_FD, or -1) can take:
- * a core cgroup.* file, not a controller's. */
+/* memory.oom.group "0" or "1": v1 has no such file, the runtime emulates
+ * it (verdict/monitor.c), so the key is accepted and never written. */
 static bool
-unified_ok (const char *key, int unified_fd)
+oom_group_key (const struct util_kv *kv)
 {
-  return unified_fd >= 0 && strncmp (key, "cgroup.", 7) == 0;
+  return strcmp (kv->key, "memory.oom.group") == 0
+         && (strcmp (kv->value, "0") == 0 || strcmp (kv->value, "1") == 0);
+}
+
+bool
+cgroup_oom_group_off (const struct cgroup_resources *r)
+{
+  for (size_t i = 0; r && i < r->n_unified; i++)
+    if (oom_group_key (&r->unified[i]))
+      return strcmp (r->unified[i].value, "0") == 0;
+  return false;
+}
+
+int
+cgroup_v1_freezer_dirfd (const struct cgroup *cg)
+{
+  return cg->v1 ? cgroup_v1_dirfd (cg->v1, "freezer") : -1;
+}
+
+/* A `unified` key the unified tracking cgroup (UNIFIED_FD, or -1) can take:
+ * a core cgroup.* file, not a controller's; or memory.oom.group, which is
+ * emulated. */
+static bool
+unified_ok (const struct util_kv *kv, int unified_fd)
+{
+  return oom_group_key (kv) || (unified_fd >= 0 && strncmp (kv->key, "cgroup.", 7) == 0);
 }
 
 int
@@ -354,11 +379,11 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
   /* Every key that cannot be written is named, not only the first:
    * "memory.high", "memory.high and cpu.weight", "a, b and c". */
   for (i = 0; i < r->n_unified; i++)
-    if (!unified_ok (r->unified[i].key, unified_fd))
+    if (!unified_ok (&r->unified[i], unified_fd))
       {
         size_t left = 0, j;
         for (j = i + 1; j < r->n_unified; j++)
-          left += !unified_ok (r->unified[j].key, unified_fd);
+          left += !unified_ok (&r->unified[j], unified_fd);
         if (n_bad++ == 0)
           bad_key = r->unified[i].key;
         len += (size_t) snprintf (keys + len, len < sizeof keys ? sizeof keys - len : 0, "%s%s",
@@ -436,7 +461,7 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
   for (i = 0; i < r->n_unified; i++)
     {
       cleanup_free char *jp = NULL;
-      if (!unified_ok (r->unified[i].key, unified_fd))
+      if (!unified_ok (&r->unified[i], unified_fd) || oom_group_key (&r->unified[i]))
         continue;
       if (asprintf (&jp, "linux.resources.unified.%s", r->unified[i].key) < 0)
         return shim_error_errno (err, "linux.resources.unified");

@@ -132,8 +132,10 @@ apply_v1_only (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_er
   for (i = 0; (ctrls & CGROUP_CTRL_IO) && i < r->n_blkio_devices; i++)
     {
       const struct cgroup_blkio_device *d = &r->blkio_devices[i];
+      /* io.weight is 1..10000, blkio's weight 10..1000. */
       if (d->kind == CGROUP_BLKIO_WEIGHT)
-        snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor, d->value);
+        snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor,
+                  cgroup_blkio_weight_to_io (d->value));
       else
         snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %s=%" PRIu64, d->major, d->minor, io_keys[d->kind],
                   d->value);
@@ -231,7 +233,7 @@ apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_
     return -1;
   if ((ctrls & CGROUP_CTRL_IO) && r->has_blkio_weight)
     {
-      snprintf (buf, sizeof (buf), "default %u", (unsigned) r->blkio_weight);
+      snprintf (buf, sizeof (buf), "default %" PRIu64, cgroup_blkio_weight_to_io (r->blkio_weight));
       if (write_knob (fd, "io.weight", buf, "linux.resources.blockIO.weight", err) < 0)
         return -1;
     }

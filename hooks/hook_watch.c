@@ -49,6 +49,32 @@ cgroup_of (const char *proc_file, char **path, shim_error_t *err)
   return 0;
 }
 
+/* A pure cgroup v1 host (no cgroup2 mount): /proc/PID/cgroup's `0::` line
+ * names no cgroup anyone made, the container is its v1 memory cgroup.
+ * Opened into *MEMFD, its path (as the kernel log names it) in *PATH. */
+static int
+v1_memory_of (pid_t pid, int *memfd, char **path, shim_error_t *err)
+{
+  if (cgroup_v1_proc_open (pid, "memory", memfd, path, err) < 0)
+    return -1;
+  if (*memfd < 0)
+    return shim_error_plain (err, ENOENT,
+                             "no cgroup v2 mount and no cgroup v1 memory hierarchy to watch");
+  if (strcmp (*path, "/") == 0)
+    return shim_error_plain (err, EINVAL,
+                             "the process is in the root memory cgroup: the container has no "
+                             "cgroup of its own");
+  return 0;
+}
+
+/* The hook's own v1 memory cgroup, as v1_memory_of finds init's. */
+static int
+self_memory_of (char **path, shim_error_t *err)
+{
+  cleanup_close int fd = -1;
+  return v1_memory_of (getpid (), &fd, path, err);
+}
+
 /* ---- memory.oom.group -------------------------------------------------- */
 
 /* Whether config.json sets linux.resources.unified["memory.oom.group"]:
@@ -169,6 +195,7 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
   char proc[64], now[UTIL_RFC3339_LEN];
   const char *oom_group;
   shim_error_t tmp = NULL;
+  bool pure_v1 = cgroup_mount_point () == NULL;
   int found;
 
   *cfd = -1;
@@ -180,7 +207,8 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
     return shim_error_errno (err, "arm");
   hook_name_find (st, &meta->name);
   snprintf (proc, sizeof proc, "/proc/%lld/cgroup", (long long) st->pid);
-  found = cgroup_of (proc, &meta->cgroup, err);
+  found = pure_v1 ? v1_memory_of ((pid_t) st->pid, &memfd, &meta->cgroup, err)
+                  : cgroup_of (proc, &meta->cgroup, err);
   if (found == 0 && already_armed (store_fd, st->id, meta->cgroup))
     return 1;
   /* The directory first, so that a failure below is recorded in it. */
@@ -188,23 +216,30 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
     return -1;
 
   /* A watcher inside the container's cgroup would keep it populated forever. */
-  if (cgroup_of ("/proc/self/cgroup", &self, &tmp) == 0 && hook_state_cgroup_within (self, meta->cgroup))
+  if ((pure_v1 ? self_memory_of (&self, &tmp) : cgroup_of ("/proc/self/cgroup", &self, &tmp)) == 0
+      && hook_state_cgroup_within (self, meta->cgroup))
     return shim_error_plain (err, EINVAL,
                              "the hook runs inside the container's cgroup `%s`: register it at "
                              "createRuntime or prestart",
                              meta->cgroup);
   shim_error_release (&tmp);
-  root = open_cgroup2_root (err);
-  if (root < 0)
+  if (pure_v1)
+    {
+      /* No memory.oom.group on v1; the watcher ends on init's pidfd. */
+      oom_group = "absent";
+      if ((mempath = strdup (meta->cgroup)) == NULL)
+        return shim_error_errno (err, "arm");
+    }
+  else if ((root = open_cgroup2_root (err)) < 0)
     return -1;
-  cgfd = openat (root, meta->cgroup + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (cgfd < 0)
+  else if ((cgfd = openat (root, meta->cgroup + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     return shim_error_errno (err, "open the container's cgroup `%s`", meta->cgroup);
   /* A hybrid host (runc's limits in the v1 hierarchies): the unified
    * cgroup has no memory files, init's v1 memory cgroup has them. */
-  if (cgroup_v1_proc_open ((pid_t) st->pid, "memory", &memfd, &mempath, err) < 0)
+  else if (cgroup_v1_proc_open ((pid_t) st->pid, "memory", &memfd, &mempath, err) < 0)
     return -1;
-  oom_group = ensure_oom_group (cgfd, st, o, err);
+  else
+    oom_group = ensure_oom_group (cgfd, st, o, err);
   if (oom_group == NULL)
     return shim_error_prefix (err, "cgroup `%s`", meta->cgroup);
   if ((meta->oom_group = strdup (oom_group)) == NULL)

@@ -14,14 +14,19 @@
 
 /* delete --force of a container whose create died before it wrote
  * state.json: its init may be waiting in its cgroup already.  The cgroup
- * is found as create found it, from the config it saved; everything in it
- * is killed and the cgroup removed (the default /shim/ID is always ours;
- * one named by cgroupsPath may have been adopted, so only emptied). */
+ * is found as create found it, from the config it saved, in every
+ * hierarchy (on v1 a relative cgroupsPath is under the runtime's own
+ * cgroup in each, as create resolved it); everything in it is killed and
+ * its directory removed.  Only the container's own directory: the
+ * default /shim/ID is always ours, and one named by cgroupsPath is the
+ * container's (runc removes it at delete too), but its parents may have
+ * been there before. */
 static int
 destroy_creating (const struct runtime_ctx *ctx, struct container_ref *r, shim_error_t *err)
 {
   cleanup_config struct shim_config *cfg = NULL;
-  cleanup_free char *path = NULL;
+  cleanup_free char *path = NULL, *v1_paths = NULL;
+  struct cgroup_spec spec = { .id = r->st.id, .systemd = ctx->systemd_cgroup };
   struct cgroup cg;
   shim_error_t tmp = NULL;
   int ret;
@@ -32,8 +37,10 @@ destroy_creating (const struct runtime_ctx *ctx, struct container_ref *r, shim_e
       shim_error_release (&tmp);
       return 0;
     }
+  spec.cgroups_path = cfg->cgroups_path;
   if (cgroup_path_for (cfg->cgroups_path, ctx->systemd_cgroup, r->st.id, &path, err) < 0
-      || cgroup_open (path, cfg->cgroups_path ? 0 : 1, &cg, err) < 0)
+      || cgroup_v1_paths_for (&spec, path, &v1_paths, err) < 0
+      || cgroup_open_paths (path, v1_paths, 1, &cg, err) < 0)
     return -1;
   ret = cg.dirfd < 0 ? 0 : cgroup_destroy (&cg, err);
   cgroup_release (&cg);

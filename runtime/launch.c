@@ -236,6 +236,17 @@ state_file_deleted (int ino, void *arg)
   return false;
 }
 
+/* Arm the detached watcher on the container's cgroup; on cgroup v1 it
+ * also emulates memory.oom.group (verdict/monitor.h). */
+static int
+arm_watcher (struct launch *l, shim_error_t *err)
+{
+  if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, l->cg.path, err) < 0)
+    return shim_error_prefix (err, "arm the watcher");
+  l->watcher_armed = true;
+  return monitor_emulate_oom_group (&l->watcher.m, &l->cg, &l->cfg->resources, err);
+}
+
 /* container_opts.cgroup_entered: init is in its cgroup and waits.  What
  * could not be armed before init existed (the systemd manager's scope is
  * made with init's pid) is armed now, before init runs anything. */
@@ -246,9 +257,8 @@ cgroup_entered (void *opaque, shim_error_t *err)
 
   if (l->arm_on_enter && l->cg.dirfd >= 0)
     {
-      if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, l->cg.path, err) < 0)
-        return shim_error_prefix (err, "arm the watcher");
-      l->watcher_armed = true;
+      if (arm_watcher (l, err) < 0)
+        return -1;
     }
   l->arm_on_enter = false;
   return l->cgroup_ready ? l->cgroup_ready (l, l->cgroup_ready_arg, err) : 0;
@@ -277,9 +287,8 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     {
       /* The parent: its last read comes when the container's cgroup has
        * emptied, before anything of ours is removed. */
-      if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, l->cg.path, err) < 0)
-        return shim_error_prefix (err, "arm the watcher");
-      l->watcher_armed = true;
+      if (arm_watcher (l, err) < 0)
+        return -1;
     }
   l->arm_on_enter = o->detach && l->cg.dirfd < 0 && l->cg.path != NULL;
   if (o->wait_start && (listen_fd = copts.exec_listen_fd = sync_listen_exec (l->dirfd, err)) < 0)

@@ -95,6 +95,9 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
   /* The baseline and the kernel log's position before init exists: what
    * either shows from now on is this container's. */
   ret = monitor_init_cgroup (&mon, &l->cg, err);
+  /* cgroup v1: the monitor emulates memory.oom.group, as the watcher. */
+  if (ret == 0)
+    ret = monitor_emulate_oom_group (&mon, &l->cg, &l->cfg->resources, err);
   if (ret == 0 && l->cg.path)
     kmsg_reader_open (&kmsg, l->cg.path, &kev);
   l->cgroup_ready = monitor_late;

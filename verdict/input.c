@@ -27,6 +27,7 @@ verdict_input_monitor (struct verdict_sources *s, const struct monitor *m, int s
     in->unavailable_reason = "the memory controller is not enabled in the container's cgroup";
   in->have_status = true;
   in->status = status;
+  in->oom_group_emulated = m->group_killed;
   in->kmsg = kmsg && kmsg->access != KMSG_NOT_READ ? kmsg : NULL;
   in->kmsg_cgroup = in->kmsg && in->kmsg->cgroup[0] ? in->kmsg->cgroup : NULL;
   /* The monitor's last read is after init's exit. */
@@ -59,6 +60,7 @@ verdict_input_record (struct verdict_sources *s, const struct watcher_record *r,
   in->at_oom = r->have_fullest ? &r->fullest : NULL;
   in->have_status = r->have_status;
   in->status = r->status;
+  in->oom_group_emulated = r->oom_group_emulated;
   in->ancestor_baseline = r->have_ancestor_baseline ? &r->ancestor_baseline : NULL;
   in->ancestor_final = r->have_ancestor_final ? &r->ancestor_final : NULL;
   in->kmsg = r->kmsg.access != KMSG_NOT_READ ? &r->kmsg : NULL;

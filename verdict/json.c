@@ -118,6 +118,11 @@ verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
       JSON_TRY (st, yajl_gen_integer (g, (long long) v->oom.kills));
       JSON_TRY (st, json_gen_str (g, "group_kill"));
       JSON_TRY (st, gen_tri (g, v->oom.group_kill));
+      JSON_TRY (st, json_gen_str (g, "group_kill_by"));
+      if (v->oom.group_kill_by == VERDICT_GROUP_BY_NONE)
+        JSON_TRY (st, yajl_gen_null (g));
+      else
+        JSON_TRY (st, json_gen_str (g, v->oom.group_kill_by == VERDICT_GROUP_BY_RUNTIME ? "runtime" : "kernel"));
       JSON_TRY (st, json_gen_str (g, "nested_kills"));
       JSON_TRY (st, v->oom.nested_kills_unknown ? yajl_gen_null (g)
                                                 : yajl_gen_integer (g, (long long) v->oom.nested_kills));

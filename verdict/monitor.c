@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
@@ -41,18 +42,18 @@ log_snapshot (const char *when, const struct cg_snapshot *s)
 }
 
 static int
-snapshot (const struct monitor *m, struct cg_snapshot *s, shim_error_t *err)
+snapshot (const struct monitor *m, struct cg_snapshot *s, struct cgroup_v1_oom *oom, shim_error_t *err)
 {
   if (m->v1)
-    return cgroup_v1_snapshot_read (m->memory_fd, m->cgroup_fd, s, NULL, err);
+    return cgroup_v1_snapshot_read (m->memory_fd, m->cgroup_fd, s, oom, err);
   return cg_snapshot_read (m->cgroup_fd, s, err);
 }
 
 int
 monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t *err)
 {
-  *m = (struct monitor){ .cgroup_fd = unified_fd, .memory_fd = memory_fd, .v1 = true, .events_fd = -1 };
-  if (snapshot (m, &m->baseline, err) < 0)
+  *m = (struct monitor){ .cgroup_fd = unified_fd, .memory_fd = memory_fd, .v1 = true, .events_fd = -1, .freezer_fd = -1 };
+  if (snapshot (m, &m->baseline, NULL, err) < 0)
     return -1;
   m->have_baseline = true;
   log_snapshot ("baseline (v1)", &m->baseline);
@@ -68,10 +69,10 @@ monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t 
 int
 monitor_init (struct monitor *m, int cgroup_fd, shim_error_t *err)
 {
-  *m = (struct monitor){ .cgroup_fd = cgroup_fd, .memory_fd = cgroup_fd, .events_fd = -1 };
+  *m = (struct monitor){ .cgroup_fd = cgroup_fd, .memory_fd = cgroup_fd, .events_fd = -1, .freezer_fd = -1 };
   if (cgroup_fd < 0)
     return 0;
-  if (snapshot (m, &m->baseline, err) < 0)
+  if (snapshot (m, &m->baseline, NULL, err) < 0)
     return -1;
   m->have_baseline = true;
   log_snapshot ("baseline", &m->baseline);
@@ -102,6 +103,68 @@ monitor_init_cgroup (struct monitor *m, const struct cgroup *cg, shim_error_t *e
   return monitor_init (m, cg->dirfd, err);
 }
 
+int
+monitor_emulate_oom_group (struct monitor *m, const struct cgroup *cg, const struct cgroup_resources *r,
+                           shim_error_t *err)
+{
+  int fd = cgroup_v1_freezer_dirfd (cg);
+
+  if (!m->v1 || m->emulate_oom_group || cgroup_oom_group_off (r))
+    return 0;
+  /* Owned: the watcher outlives the runtime's handle of the cgroup. */
+  if (fd >= 0 && (m->freezer_fd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0)
+    return shim_error_errno (err, "memory.oom.group on cgroup v1: dup the freezer directory");
+  m->emulate_oom_group = true;
+  return 0;
+}
+
+/* The kernel signals the v1 OOM eventfd before it picks and kills a victim
+ * (memcg1_oom_prepare, then out_of_memory, in the charging task), so the
+ * kill may not be counted yet when the eventfd wakes us.  How long, and how
+ * often, to look again for it. */
+#define OOM_KILL_WAIT_MS 200
+#define OOM_KILL_STEP_MS 5
+
+static bool
+kill_counted (const struct monitor *m, const struct cg_snapshot *s)
+{
+  return (s->have & CG_SNAP_EVENTS_LOCAL) && (m->baseline.have & CG_SNAP_EVENTS_LOCAL)
+         && s->events_local.oom_kill > m->baseline.events_local.oom_kill;
+}
+
+/* memory.oom.group emulated (monitor_emulate_oom_group): S, and OOM
+ * (memory.oom_control), were read after the eventfd fired. */
+static void
+emulate_oom_group (struct monitor *m, struct cg_snapshot *s, const struct cgroup_v1_oom *oom)
+{
+  shim_error_t tmp = NULL;
+
+  if (!m->emulate_oom_group || m->group_killed)
+    return;
+  /* With the OOM killer off nobody is killed: nothing to wait for. */
+  for (int waited = 0; !kill_counted (m, s) && !oom->oom_kill_disable && waited < OOM_KILL_WAIT_MS;
+       waited += OOM_KILL_STEP_MS)
+    {
+      struct timespec ts = { 0, OOM_KILL_STEP_MS * 1000000L };
+      struct cg_snapshot again;
+      nanosleep (&ts, NULL);
+      if (snapshot (m, &again, NULL, &tmp) < 0)
+        {
+          shim_error_release (&tmp);
+          return;
+        }
+      *s = again;
+    }
+  if (!kill_counted (m, s))
+    return;
+  /* Once: the tasks the kill leaves are gone, and a second OOM kill is
+   * part of the same story. */
+  m->group_killed = true;
+  log_msg (LOG_DEBUG, "cgroup v1: an OOM kill in the container; killing the rest (memory.oom.group emulated)");
+  if (cgroup_v1_group_kill (m->cgroup_fd, m->freezer_fd, m->memory_fd, "the container's", &tmp) < 0)
+    log_error_release (&tmp);
+}
+
 short
 monitor_poll_events (const struct monitor *m)
 {
@@ -112,23 +175,27 @@ int
 monitor_update (struct monitor *m, shim_error_t *err)
 {
   struct cg_snapshot s;
+  struct cgroup_v1_oom oom = { 0 };
   char ack[512];
   uint64_t count;
+  bool notified = false;
 
   if (m->memory_fd < 0)
     return 0;
   /* The eventfd stays readable until its counter is read (non-blocking: a
    * read with nothing pending is EAGAIN). */
   if (m->v1 && m->events_fd >= 0)
-    (void) !read (m->events_fd, &count, sizeof count);
+    notified = read (m->events_fd, &count, sizeof count) == sizeof count;
   /* kernfs keeps reporting POLLPRI until the change has been read through
    * the polled fd itself: without this read, poll(2) on events_fd returns at
    * once forever.  Read before the snapshot, so that a change during it wakes
    * the caller again. */
   if (!m->v1 && m->events_fd >= 0 && pread (m->events_fd, ack, sizeof ack, 0) < 0 && errno == ENODEV)
     return shim_error_plain (err, ENOENT, "the cgroup was removed");
-  if (snapshot (m, &s, err) < 0)
+  if (snapshot (m, &s, &oom, err) < 0)
     return -1;
+  if (notified)
+    emulate_oom_group (m, &s, &oom);
   /* Files of a removed cgroup read as absent (ENOENT): that is no evidence,
    * and must not replace the last real snapshot. */
   if (m->have_baseline && (s.have & m->baseline.have) != m->baseline.have)
@@ -150,4 +217,7 @@ monitor_release (struct monitor *m)
   if (m->events_fd >= 0)
     close (m->events_fd);
   m->events_fd = -1;
+  if (m->emulate_oom_group && m->freezer_fd >= 0)
+    close (m->freezer_fd);
+  m->freezer_fd = -1;
 }

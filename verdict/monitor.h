@@ -28,6 +28,12 @@ struct monitor
   /* The snapshot with the most memory charged: memory.stat taken when the
    * OOM event is seen may already show the victims' memory freed. */
   struct cg_snapshot fullest;
+  /* memory.oom.group emulated on cgroup v1 (monitor_emulate_oom_group):
+   * freezer_fd is then the v1 freezer directory (owned, -1: none), and
+   * group_killed says the monitor killed the container's tasks after the
+   * first OOM kill counted in it. */
+  bool emulate_oom_group, group_killed;
+  int freezer_fd;
 };
 
 /* Take the baseline.  cgroup_fd may be -1 (no cgroup2): the monitor is then
@@ -43,7 +49,21 @@ int monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_erro
 /* monitor_init or monitor_init_v1, as the container's cgroup CG is
  * managed (borrowed: CG outlives the monitor). */
 struct cgroup;
+struct cgroup_resources;
 int monitor_init_cgroup (struct monitor *m, const struct cgroup *cg, shim_error_t *err);
+
+/* cgroup v1 has no memory.oom.group: emulate it for the v1 monitor M of
+ * the container's cgroup CG (borrowed).  On the first OOM kill counted in
+ * the container's own v1 memory cgroup (the eventfd fired and
+ * memory.oom_control's oom_kill rose above the baseline), monitor_update
+ * kills every task of the container (cgroup_v1_group_kill: cgroup.kill on
+ * a hybrid host, the freezer on a pure v1 one) and sets group_killed.
+ * Nothing for a v2 monitor, nor when the resources R (the container's
+ * linux.resources) set unified memory.oom.group to "0": the survivors are
+ * left alone then, as on v2.  Used by the detached watcher and the
+ * foreground `run`, the only ones that keep watching. */
+int monitor_emulate_oom_group (struct monitor *m, const struct cgroup *cg, const struct cgroup_resources *r,
+                               shim_error_t *err);
 
 /* The fd to poll, or -1, and the poll events to ask for: POLLPRI on
  * memory.events.local (v2), POLLIN on the eventfd (v1). */

@@ -562,12 +562,20 @@ verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdic
                  : ev->by_ancestor ? VERDICT_WITNESS_ANCESTOR
                                    : VERDICT_WITNESS_COUNTERS;
   verdict_witness_weigh (in, v, f);
+  /* cgroup v1 (verdict.h): after an OOM kill in C the runtime killed the
+   * rest, emulating memory.oom.group: init went with the group, as with
+   * the kernel's group kill (oom.group_kill keeps meaning the kernel's). */
+  if (ev->known && ev->v1 && ev->cls == VERDICT_CLASS_BELONGS && in->oom_group_emulated)
+    ev->decisive = ev->emulated_group = true;
   if (ev->known)
     {
       v->have_oom = ev->cls != VERDICT_CLASS_NONE;
       v->oom.scope = ev->scope;
       v->oom.kills = ev->kills;
       v->oom.group_kill = ev->group_kill;
+      v->oom.group_kill_by = ev->emulated_group                ? VERDICT_GROUP_BY_RUNTIME
+                             : ev->group_kill == VERDICT_TRUE ? VERDICT_GROUP_BY_KERNEL
+                                                              : VERDICT_GROUP_BY_NONE;
       v->oom.nested_kills = ev->nested;
       v->oom.nested_kills_unknown = ev->nested_unknown;
     }

@@ -469,6 +469,8 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
     case VERDICT_STORY_OOM_KILLED:
       put_oom_killed (b, in, v, ev);
       put_victim (b, v, &f->km);
+      if (ev->emulated_group)
+        put (b, "; the runtime killed the rest, emulating memory.oom.group on cgroup v1");
       if (f->runtime_sent)
         put (b, "; the runtime had also sent SIGKILL");
       break;

@@ -135,6 +135,14 @@
  *       counters are unknown (VERDICT_WHY_V1_NESTED): the kernel log
  *       decides, else oom_killed null.  (A nested cgroup made and removed
  *       between two reads is not seen: the limit of this rule.)
+ *     memory.oom.group emulated (in->oom_group_emulated: after the first
+ *     OOM kill counted in C the runtime's monitor killed the rest,
+ *     verdict/monitor.h): an OOM kill of C's is then a group kill, as the
+ *     kernel's on v2: with init dead of SIGKILL, the runtime's SIGKILL or
+ *     not, or without a wait status, OOMKilled.  oom.group_kill stays the
+ *     kernel's counter (null on v1); oom.group_kill_by says "runtime" (and
+ *     "kernel" wherever group_kill is true), and the message "the runtime
+ *     killed the rest, emulating memory.oom.group on cgroup v1".
  *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
  *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
  *     or unknown), oom.max_events (delta of memory.events.local `max`: how
@@ -179,6 +187,16 @@ enum verdict_scope
   VERDICT_SCOPE_NONE, /* null: nested kills only */
   VERDICT_SCOPE_CONTAINER,
   VERDICT_SCOPE_ANCESTOR,
+};
+
+/* Who killed the container's group after an OOM kill (JSON
+ * oom.group_kill_by): the kernel (memory.oom.group, oom.group_kill true),
+ * or the runtime emulating it on cgroup v1. */
+enum verdict_group_kill_by
+{
+  VERDICT_GROUP_BY_NONE, /* null */
+  VERDICT_GROUP_BY_KERNEL,
+  VERDICT_GROUP_BY_RUNTIME,
 };
 
 enum verdict_killed_by
@@ -236,6 +254,9 @@ struct verdict_input
    * kmsg reader's cgroup: from the root of the cgroup2 hierarchy), NULL
    * when not known: the records are then not used. */
   const char *kmsg_cgroup;
+  /* cgroup v1: after an OOM kill in the container, the runtime killed
+   * the rest of it, emulating memory.oom.group (verdict/monitor.h). */
+  bool oom_group_emulated;
 };
 
 /* Which witnesses a verdict used (verdict.witnesses): C's own counters, the
@@ -271,6 +292,7 @@ struct verdict
     enum verdict_scope scope;
     uint64_t kills; /* the container's: local, or the tree's when they were C's */
     enum verdict_tri group_kill;
+    enum verdict_group_kill_by group_kill_by;
     uint64_t nested_kills; /* in nested cgroups, by their own limits */
     /* cgroup v1 without the kernel log: C's oom_kill counts only its own
      * tasks, so kills in nested cgroups are not known (null, not 0). */

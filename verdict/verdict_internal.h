@@ -92,6 +92,7 @@ struct verdict_evidence
   bool as_group; /* killed as a group: oom_group_kill, or oom.group=1 on a kernel without it */
   bool localevents; /* the tree counters are C's own (memory_localevents) */
   bool v1; /* cgroup v1 counters: C's own oom_kill and failcnt only */
+  bool emulated_group; /* v1: the runtime killed the rest (in->oom_group_emulated) */
   bool by_ancestor; /* known from the surviving ancestor's counters, C's were missing */
   bool ambiguous_nested; /* NESTED: an ancestor's kill is not ruled out */
   bool nested_unknown; /* v1: kills in nested cgroups are not counted in C's */

@@ -117,6 +117,7 @@ as_record (const struct watch *x, bool ended)
                                   .ended = ended,
                                   .have_status = x->ie.known,
                                   .status = x->ie.status,
+                                  .oom_group_emulated = m->group_killed,
                                   .kmsg = x->w->kmsg_ev };
 }
 
@@ -309,6 +310,30 @@ quick_mark (struct watch *x)
 
 /* ---- the end ----------------------------------------------------------- */
 
+/* A pure cgroup v1 host has no cgroup.events: the container's end is
+ * init's exit (the container is stopped then), and the counters read after
+ * it are recorded as the cgroup's end (populated 0), so that the record is
+ * ended and complete.  "Ended" means less there than on cgroup2: without a
+ * pid namespace of its own, tasks of the container can outlive init (until
+ * `delete` kills them through the freezer), and an OOM kill among them
+ * after init's exit is not in the record. */
+static void
+mark_pure_v1_end (struct cg_snapshot *s)
+{
+  s->have |= CG_SNAP_CGROUP_EVENTS;
+  s->cgroup_events = (struct cg_cgroup_events){ .have = CG_CEV_POPULATED, .populated = false };
+}
+
+/* Whether the container has ended: cgroup.events says populated 0 (or the
+ * cgroup is gone); on a pure v1 host, init has exited. */
+static bool
+container_ended (const struct watch *x)
+{
+  if (x->w->cg_events_fd < 0)
+    return x->ie.exited;
+  return cg_events_fd_ended (x->w->cg_events_fd);
+}
+
 /* The cgroup was seen empty: nothing can raise its counters any more, and
  * the runtime may remove it any moment (runc does right after reaping
  * init).  The counters first, through the fds already open (no path
@@ -335,6 +360,8 @@ persist_final (struct watch *x)
       m->have_last = true;
     }
   shim_error_release (&tmp);
+  if (x->w->cg_events_fd < 0 && m->have_last)
+    mark_pure_v1_end (&m->last);
   x->have_ancestor_final = read_ancestor (x->w, &x->ancestor_final);
   kmsg_reader_collect (&x->w->kmsg, &x->w->kmsg_ev);
   write_record (x, true);
@@ -364,7 +391,7 @@ watch_loop (struct watch *x)
         { .fd = x->p->stop_fd, .events = POLLIN },
         { .fd = kmsg_reader_fd (&w->kmsg), .events = POLLIN },
       };
-      if (cg_events_fd_ended (w->cg_events_fd))
+      if (container_ended (x))
         {
           /* The counters first: the runtime removes the cgroup right
            * after it reaps init. */
@@ -447,14 +474,18 @@ open_ancestor (struct watcher *w, int cgroup_fd, unsigned levels)
   return 0;
 }
 
-/* The end of arming: cgroup.events (the cgroup's end) and the kernel
+/* The end of arming: cgroup.events (the cgroup's end; CGROUP_FD -1 on a
+ * pure cgroup v1 host, where init's exit is the end) and the kernel
  * log. */
 static int
 arm_end (struct watcher *w, int cgroup_fd, const char *kernel_path, shim_error_t *err)
 {
-  w->cg_events_fd = openat (cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-  if (w->cg_events_fd < 0)
-    return shim_error_errno (err, "open `cgroup.events`");
+  if (cgroup_fd >= 0)
+    {
+      w->cg_events_fd = openat (cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+      if (w->cg_events_fd < 0)
+        return shim_error_errno (err, "open `cgroup.events`");
+    }
   /* The kernel log from now on: records of an earlier container of the
    * same path are not this one's. */
   if (kernel_path)
@@ -500,7 +531,7 @@ watcher_arm_v1 (struct watcher *w, int memory_fd, int unified_fd, const char *ke
   if (monitor_init_v1 (&w->m, memory_fd, unified_fd, err) < 0
       || cgroup_v1_counters_open (memory_fd, &w->v1_counters, err) < 0)
     return -1;
-  return arm_end (w, unified_fd >= 0 ? unified_fd : memory_fd, kernel_path, err);
+  return arm_end (w, unified_fd, kernel_path, err);
 }
 
 void
@@ -593,6 +624,10 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
   int pipefd[2], status = 0;
   pid_t pid;
 
+  /* Without cgroup.events (pure cgroup v1) init's exit is the only end. */
+  if (w->cg_events_fd < 0 && p->init_pidfd < 0)
+    return shim_error_plain (err, EINVAL, "start the watcher: no cgroup.events and no pidfd of "
+                                          "init, nothing would tell the container's end");
   x.written_local = w->m.baseline.events_local;
   x.written_tree = w->m.baseline.events;
   clock_gettime (CLOCK_MONOTONIC, &x.written_at);
@@ -618,7 +653,7 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
       int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
                      w->m.cgroup_fd, w->m.memory_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
                      p->stop_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
-                     w->v1_counters.failcnt, w->v1_counters.max_usage };
+                     w->v1_counters.failcnt, w->v1_counters.max_usage, w->m.freezer_fd };
       become_detached (keep, sizeof keep / sizeof keep[0]);
       (void) !write (ready_w, "1", 1);
       close (ready_w);

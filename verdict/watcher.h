@@ -40,6 +40,9 @@ struct watcher_record
   bool have_status;
   int status; /* init's wait status, from the kernel (pidfd_exit_status) */
   struct kmsg_evidence kmsg; /* access KMSG_NOT_READ: no reader was armed */
+  /* cgroup v1: the watcher killed the container's tasks after an OOM kill
+   * in it, emulating memory.oom.group (monitor_emulate_oom_group). */
+  bool oom_group_emulated;
 };
 
 int watcher_record_write (int dirfd, const char *name, const struct watcher_record *r,
@@ -84,7 +87,9 @@ int watcher_arm_cgroup (struct watcher *w, const struct cgroup *cg, unsigned anc
  * cgroup that tracks the container (UNIFIED_FD: its cgroup.events says
  * when the container has ended), both borrowed until watcher_spawn: an OCI
  * hook under runc on a hybrid host.  KERNEL_PATH is the v1 memory path
- * (the kernel log names memory cgroups by it). */
+ * (the kernel log names memory cgroups by it).  UNIFIED_FD -1: a pure v1
+ * host, where init's exit (watcher_policy.init_pidfd, then required) is
+ * the container's end. */
 int watcher_arm_v1 (struct watcher *w, int memory_fd, int unified_fd, const char *kernel_path,
                     shim_error_t *err);
 void watcher_release (struct watcher *w);

@@ -38,6 +38,7 @@ watcher_record_write (int dirfd, const char *name, const struct watcher_record *
       || gen_snap (g, "ancestor_baseline", r->have_ancestor_baseline, &r->ancestor_baseline, err) < 0
       || gen_snap (g, "ancestor_final", r->have_ancestor_final, &r->ancestor_final, err) < 0
       || !json_str (g, "kmsg") || kmsg_evidence_gen (g, &r->kmsg, err) < 0
+      || !json_kv_bool (g, "oom_group_emulated", r->oom_group_emulated)
       || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
     return shim_error_plain (err, ENOMEM, "watch record `%s`", name);
@@ -62,6 +63,7 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
   cleanup_free char *json = NULL;
   cleanup_yajl_val yajl_val root = NULL;
   const char *ended[] = { "ended", NULL }, *status[] = { "status", NULL }, *kmsg[] = { "kmsg", NULL };
+  const char *emulated[] = { "oom_group_emulated", NULL };
   yajl_val st, k;
   char ebuf[256];
 
@@ -80,6 +82,8 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
                     err) < 0)
     return -1;
   out->ended = YAJL_IS_TRUE (yajl_tree_get (root, ended, yajl_t_any));
+  /* Absent in an older watcher's record: it emulated nothing. */
+  out->oom_group_emulated = YAJL_IS_TRUE (yajl_tree_get (root, emulated, yajl_t_any));
   st = yajl_tree_get (root, status, yajl_t_any);
   if (st && YAJL_IS_INTEGER (st))
     {

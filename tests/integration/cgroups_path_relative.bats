@@ -104,3 +104,29 @@ shim_in_own_memcg() {
 		fi
 	done
 }
+
+@test "create killed before state.json (fault points): delete --force finds the directory in every hierarchy as create made it" {
+	# One level: the container's own directory, which delete removes (a
+	# parent create made is not known to be its own without state.json).
+	REL="shimrel-$ID"
+	cfg --arg p "$REL" '.linux.cgroupsPath = $p | .linux.resources.memory = {limit: 67108864}'
+	sh_cmd 'exec sleep 1000'
+	local phase d
+	for phase in create:after-cgroup create:after-spawn; do
+		status=0
+		env SHIM_TEST_FAULT="$phase" SHIM_TEST_TAG="$TAG" sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
+			_ "$OWNMEM" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" "$ID" \
+			</dev/null >"$T/ct.out" 2>"$T/ct.err" 3>&- || status=$?
+		assert_eq "$status" 137 "create stopped at $phase"
+		assert_eq "$(ct_status)" creating
+		[ -d "$OWNMEM/$REL" ]
+		run --separate-stderr shim_in_own_memcg delete --force "$ID"
+		assert_status 0
+		for d in "$OWNMEM/$REL" $(own_dirs "$REL"); do
+			if [ -e "$d" ]; then
+				echo "$phase: left after delete --force: $d" >&2
+				return 1
+			fi
+		done
+	done
+}

@@ -18,31 +18,7 @@ setup() {
 }
 
 teardown() {
-	local problems="" d i
-	runc --root "$RUNC_ROOT" delete --force "$ID" 2>/dev/null || true
-	# runc removes the container's cgroup in every hierarchy.
-	for d in $(cgroup_v1_mounts) $(cgroup2_mount); do
-		if [ -d "$d/shimhook-$ID" ]; then
-			problems+="cgroup left behind: $d/shimhook-$ID"$'\n'
-			rmdir "$d/shimhook-$ID" 2>/dev/null || true
-		fi
-	done
-	# The watcher ends with the cgroup, after its last record.
-	for i in $(seq 1 50); do
-		pgrep -f -- "--dir $VDIR" >/dev/null || break
-		sleep 0.1
-	done
-	i=$(pgrep -f -- "--dir $VDIR" | tr '\n' ' ')
-	if [ -n "$i" ]; then
-		problems+="watchers left behind: $i"$'\n'
-		# shellcheck disable=SC2086
-		kill -9 $i 2>/dev/null || true
-	fi
-	shim_teardown || problems+="(shim_teardown failed)"$'\n'
-	if [ -n "$problems" ]; then
-		printf 'teardown: %s' "$problems" >&2
-		return 1
-	fi
+	hook_runc_teardown
 }
 
 # shown JQ: a field of `shim-oom-hook show --json ID`.

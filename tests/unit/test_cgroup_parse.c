@@ -200,6 +200,21 @@ test_systemd_paths (void)
     }
 }
 
+/* blockIO weight onto io.weight as runc converts it (cgroup v2's
+ * io.weight and systemd's IOWeight): before, v2 wrote it unconverted. */
+static void
+test_blkio_weight (void)
+{
+  static const struct
+  {
+    uint64_t in, out;
+  } rows[] = { { 0, 0 }, { 10, 1 }, { 100, 910 }, { 500, 4950 }, { 1000, 10000 } };
+
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    is_int (cgroup_blkio_weight_to_io (rows[i].in), rows[i].out, "blkio weight %llu -> io.weight",
+            (unsigned long long) rows[i].in);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -216,5 +231,6 @@ main (int argc, char **argv)
   test_proc_self ();
   test_cgroup_events ();
   test_systemd_paths ();
+  test_blkio_weight ();
   return done_testing ();
 }

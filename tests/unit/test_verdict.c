@@ -618,7 +618,8 @@ test_json (void)
 {
   static const char *const golden_oom
       = "{\"reason\":\"OOMKilled\",\"exit_code\":137,\"signal\":\"SIGKILL\",\"oom_killed\":true,"
-        "\"oom\":{\"scope\":\"container\",\"kills\":3,\"group_kill\":true,\"nested_kills\":0,"
+        "\"oom\":{\"scope\":\"container\",\"kills\":3,\"group_kill\":true,\"group_kill_by\":\"kernel\","
+        "\"nested_kills\":0,"
         "\"oom_memcg\":null,\"max_events\":0,\"victims\":null},"
         "\"memory_limit\":67108864,\"memory_peak\":67108864,\"memory_limit_enforced\":true,"
         "\"killed_by\":null,\"message\":\"container c1 was OOM-killed: it hit its 64 MiB memory "
@@ -633,7 +634,8 @@ test_json (void)
   /* The names the kernel log adds. */
   static const char *const golden_kmsg
       = "{\"reason\":\"OOMKilled\",\"exit_code\":137,\"signal\":\"SIGKILL\",\"oom_killed\":true,"
-        "\"oom\":{\"scope\":\"container\",\"kills\":3,\"group_kill\":true,\"nested_kills\":0,"
+        "\"oom\":{\"scope\":\"container\",\"kills\":3,\"group_kill\":true,\"group_kill_by\":\"kernel\","
+        "\"nested_kills\":0,"
         "\"oom_memcg\":\".\",\"max_events\":0,\"victims\":[{\"pid\":4121,\"command\":\"python3\","
         "\"anon_rss\":522190848,\"file_rss\":1048576,\"shmem_rss\":0,\"cgroup\":\"leaf\"}]},"
         "\"memory_limit\":67108864,\"memory_peak\":67108864,\"memory_limit_enforced\":true,"

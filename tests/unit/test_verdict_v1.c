@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verdict from cgroup v1 counters (CG_SNAP_V1: the container's own
  * oom_kill and failcnt, nothing hierarchical), with and without the kernel
- * log; the v1 mark in the snapshot JSON. */
+ * log; the v1 mark in the snapshot JSON; memory.oom.group emulated by
+ * the runtime (oom.group_kill_by "runtime"). */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "common/util.h"
 #include "tap.h"
+#include "verdict/watcher.h"
 #include "verdict_fixture.h"
 
 /* A v1 snapshot as cgroup_v1_snapshot_read makes it: oom_kill, failcnt. */
@@ -227,6 +232,106 @@ test_nested_kills (void)
   free (json);
 }
 
+/* memory.oom.group emulated on v1 (verdict/monitor.h): after an OOM kill
+ * in C the runtime killed the rest.  oom.group_kill stays the kernel's
+ * (null on v1); oom.group_kill_by says "runtime". */
+struct emurow
+{
+  const char *name;
+  uint64_t kill;
+  int status; /* -1: none */
+  uint64_t sent;
+  bool emulated;
+  enum verdict_reason reason;
+  enum verdict_tri oom_killed;
+  enum verdict_group_kill_by by;
+  bool says; /* the message names the emulation */
+};
+
+static const struct emurow emurows[] = {
+  { "emulated: init killed by the runtime's group kill", 1, SIGKILLED, 0, true, VERDICT_OOM_KILLED,
+    VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true },
+  { "emulated, shim kill sent SIGKILL too: the group kill still decides", 1, SIGKILLED, BY_RT, true,
+    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true },
+  { "emulated, no status (the watcher): a group kill takes init", 1, -1, 0, true, VERDICT_OOM_KILLED,
+    VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true },
+  { "not emulated (opted out), shim kill: either, no group kill by anyone", 1, SIGKILLED, BY_RT, false,
+    VERDICT_KILLED, VERDICT_NULL, VERDICT_GROUP_BY_NONE, false },
+  { "not emulated, no status: init may have survived", 1, -1, 0, false, VERDICT_UNKNOWN, VERDICT_NULL,
+    VERDICT_GROUP_BY_NONE, false },
+  { "emulated flag without a counted kill: nothing to say", 0, SIGKILLED, 0, true, VERDICT_KILLED,
+    VERDICT_FALSE, VERDICT_GROUP_BY_NONE, false },
+  { "emulated, but init had exited 0: an exit stays an exit (the oom object still says who killed)", 1,
+    EXIT (0), 0, true, VERDICT_EXITED, VERDICT_FALSE, VERDICT_GROUP_BY_RUNTIME, false },
+};
+
+static void
+test_emulated_group (void)
+{
+  static const char *const said = "the runtime killed the rest, emulating memory.oom.group on cgroup v1";
+
+  for (size_t i = 0; i < sizeof emurows / sizeof emurows[0]; i++)
+    {
+      const struct emurow *r = &emurows[i];
+      struct cg_snapshot base, fin;
+      struct verdict v;
+      char *json = NULL;
+      shim_error_t err = NULL;
+      struct verdict_input in = { .container_id = "c1", .memory_limit_enforced = true,
+                                  .baseline = &base, .final = &fin,
+                                  .have_status = r->status >= 0, .status = r->status,
+                                  .signals_sent = r->sent, .oom_group_emulated = r->emulated };
+
+      v1_snap (&base, 0, 0, false);
+      v1_snap (&fin, r->kill, 3, false);
+      verdict_compute (&in, &v);
+      is_str (verdict_reason_name (v.reason), verdict_reason_name (r->reason), "%s: reason", r->name);
+      is_int (v.oom_killed, r->oom_killed, "%s: oom_killed", r->name);
+      is_int (v.oom.group_kill_by, r->by, "%s: group_kill_by", r->name);
+      if (v.have_oom)
+        is_int (v.oom.group_kill, VERDICT_NULL, "%s: group_kill stays the kernel's (null on v1)", r->name);
+      ok ((strstr (v.message, said) != NULL) == r->says, "%s: the message %s the emulation", r->name,
+          r->says ? "names" : "does not name");
+      ok (verdict_to_json (&v, &json, &err) == 0, "%s: JSON", r->name);
+      if (v.have_oom)
+        has_str (json,
+                 r->by == VERDICT_GROUP_BY_RUNTIME ? "\"group_kill_by\":\"runtime\"" : "\"group_kill_by\":null",
+                 "%s: JSON group_kill_by", r->name);
+      free (json);
+    }
+}
+
+/* The watcher's record keeps the emulation; an older record without the
+ * key read as "not emulated". */
+static void
+test_record_emulated (void)
+{
+  char dir[] = "/tmp/test_verdict_v1.XXXXXX";
+  struct watcher_record r = { .have_baseline = true }, back;
+  shim_error_t err = NULL;
+  int dfd;
+
+  if (mkdtemp (dir) == NULL || (dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    {
+      ok (false, "a temporary directory");
+      return;
+    }
+  v1_snap (&r.baseline, 0, 0, false);
+  r.oom_group_emulated = true;
+  ok (watcher_record_write (dfd, "r.json", &r, &err) == 0, "record with oom_group_emulated written");
+  ok (watcher_record_read (dfd, "r.json", &back, &err) == 0 && back.oom_group_emulated,
+      "oom_group_emulated read back");
+  ok (util_write_file_atomic_at (dfd, "old.json", "{\"ended\":true}", 14, 0600, &err) == 0, "an older record written");
+  ok (watcher_record_read (dfd, "old.json", &back, &err) == 0 && !back.oom_group_emulated,
+      "an older record without the key: not emulated");
+  if (err)
+    diag ("%s", err->msg);
+  unlinkat (dfd, "r.json", 0);
+  unlinkat (dfd, "old.json", 0);
+  close (dfd);
+  rmdir (dir);
+}
+
 int
 main (void)
 {
@@ -234,5 +339,7 @@ main (void)
   test_max_events ();
   test_json ();
   test_nested_kills ();
+  test_emulated_group ();
+  test_record_emulated ();
   return done_testing ();
 }

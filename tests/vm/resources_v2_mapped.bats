@@ -8,7 +8,8 @@
 #
 # blockIO's throttles go to io.max (the device: a loop device over a file of
 # the test's, detached in teardown, as the VM's root is 9p and has no block
-# device), hugepageLimits to hugetlb.2MB.max,
+# device), its weights to io.weight converted as runc does (10..1000 onto
+# 1..10000), hugepageLimits to hugetlb.2MB.max,
 # realtime budgets are refused by name (v2 has none), disableOOMKiller is a
 # named warning (v2 cannot disable the OOM killer).  The container reads
 # its own cgroup's files: it has a cgroup namespace and /sys/fs/cgroup.
@@ -27,8 +28,9 @@ teardown() {
 	assert_no_leftovers "$ID"
 }
 
-@test "blockIO throttles: one io.max line with rbps, wbps, riops and wiops" {
-	local dev
+# loop_device: $LOOP, a loop device over a file of the test's, and $dev,
+# its MAJ:MIN; the io controller enabled for the container's cgroup.
+loop_device() {
 	# The guest's modules come with busybox's modules.dep, which kmod's
 	# modprobe does not read: insmod by path (loop has no deps), after
 	# unpacking it where the kernel package compresses it (6.12: .ko.xz).
@@ -45,6 +47,11 @@ teardown() {
 	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/disk")
 	dev=$(printf '%d:%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
 	grep -qw io "$CGROOT/cgroup.subtree_control" || echo +io >"$CGROOT/cgroup.subtree_control"
+}
+
+@test "blockIO throttles: one io.max line with rbps, wbps, riops and wiops" {
+	local dev
+	loop_device
 	make_bundle hello "$(args_filter /bin/cat /sys/fs/cgroup/io.max)" \
 		".linux.resources.blockIO = {
 			throttleReadBpsDevice: [{major: ${dev%:*}, minor: ${dev#*:}, rate: 1048576}],
@@ -54,6 +61,21 @@ teardown() {
 	run_shim "$ID"
 	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
 	[[ "$output" == *"$dev rbps=1048576 wbps=2097152 riops=100 wiops=200"* ]] || { echo "$output" >&2; return 1; }
+}
+
+@test "blockIO weight and weightDevice: io.weight in runc's scale (blkio 10..1000 onto 1..10000)" {
+	local dev
+	loop_device
+	# io.weight's per-device weights are iocost's: enabled on the device.
+	echo "$dev enable=1" >"$CGROOT/io.cost.qos"
+	make_bundle hello "$(args_filter /bin/cat /sys/fs/cgroup/io.weight)" \
+		".linux.resources.blockIO = {weight: 500,
+			weightDevice: [{major: ${dev%:*}, minor: ${dev#*:}, weight: 100}]}"
+	run_shim "$ID"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	# 1 + (w - 10) * 9999 / 990: 500 -> 4950, 100 -> 910 (before: 500 and 100).
+	[[ "$output" == *"default 4950"* ]] || { echo "$output" >&2; return 1; }
+	[[ "$output" == *"$dev 910"* ]] || { echo "$output" >&2; return 1; }
 }
 
 @test "hugepageLimits: hugetlb.2MB.max" {
