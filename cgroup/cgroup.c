@@ -27,12 +27,6 @@ cgroup_manager_detect (void)
   return NULL;
 }
 
-static bool
-default_path (const char *cgroups_path)
-{
-  return cgroups_path == NULL || *cgroups_path == '\0';
-}
-
 int
 cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t *err)
 {
@@ -71,7 +65,7 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
     return -1;
   /* /shim is shared by every container on the default path: whichever one
    * made it, the last to go removes it (rmdir fails while others remain). */
-  if (out->created_depth && default_path (spec->cgroups_path))
+  if (out->created_depth && cgroup_default_path (spec->cgroups_path))
     out->created_depth = 2;
   return 0;
 }

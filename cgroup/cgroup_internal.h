@@ -31,6 +31,21 @@ const char *cgroup_first_ctrl (unsigned mask);
  * controller number i. */
 bool cgroup_key_is_ctrl (const char *key, size_t i);
 
+/* A container may have made cgroups of its own below its cgroup DIRFD (a
+ * delegated subtree, or a nested v1 memory cgroup): they must go first,
+ * deepest first (DEPTH: 0 at the container's; PATH for messages). */
+int cgroup_remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err);
+
+/* rmdir PATH under MOUNTFD (its descendants first) and then up to DEPTH - 1
+ * of its parents, innermost first; ENOTEMPTY/EBUSY on a parent shared with
+ * another container is expected.  A task that was just killed may still be
+ * counted for a moment: the leaf is retried up to a bound.  WHERE names
+ * the hierarchy for messages. */
+int cgroup_remove_path (int mountfd, const char *where, const char *path, size_t depth, shim_error_t *err);
+
+/* No cgroupsPath: /shim/ID, whose /shim every such container shares. */
+bool cgroup_default_path (const char *cgroups_path);
+
 /* Open the cgroup2 mount into CG->mountfd: the v2 and systemd managers
  * reach every cgroup from it. */
 int cgroup_open_mount (struct cgroup *cg, shim_error_t *err);
@@ -99,6 +114,7 @@ struct cgroup_v1_dir
   int mountfd;   /* the hierarchy's mount */
   int dirfd;     /* the container's cgroup in it, or -1 (removed) */
   size_t created; /* trailing path components we made in it */
+  bool created_saved; /* created came from cgroup.v1_paths (an "=CTRLS N" line) */
   char *path;     /* the container's cgroup in it, when not cgroup.path: a
                    * relative cgroupsPath is under the runtime's own cgroup
                    * of each hierarchy, as runc does */

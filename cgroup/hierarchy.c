@@ -5,12 +5,14 @@
  * linux.resources needs. */
 #include "cgroup/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup_internal.h"
@@ -445,4 +447,88 @@ cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
       return shim_error_errno (err, "cgroup `%s`: give `%s` to uid %u", path, name, (unsigned) owner);
   log_msg (LOG_DEBUG, "cgroup `%s` delegated to uid %u", path, (unsigned) owner);
   return 0;
+}
+
+int
+cgroup_remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err)
+{
+  cleanup_dir DIR *d = NULL;
+  struct dirent *de;
+  int fd;
+
+  if (depth > 64)
+    return shim_error_plain (err, ELOOP, "cgroup `%s`: nested too deeply", path);
+  fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (d = fdopendir (fd)) == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return shim_error_errno (err, "read cgroup `%s`", path);
+    }
+  while ((de = readdir (d)))
+    {
+      cleanup_close int child = -1;
+      cleanup_free char *cpath = NULL;
+      if (de->d_type != DT_DIR || strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (asprintf (&cpath, "%s/%s", path, de->d_name) < 0)
+        return shim_error_errno (err, "cgroup `%s`", path);
+      child = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (child < 0)
+        return shim_error_errno (err, "open cgroup `%s`", cpath);
+      if (cgroup_remove_descendants (child, cpath, depth + 1, err) < 0)
+        return -1;
+      if (unlinkat (dirfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        return shim_error_errno (err, "remove cgroup `%s`", cpath);
+    }
+  return 0;
+}
+
+/* Removing a cgroup whose last task was just killed: v1 counts the task
+ * for a moment longer and tells nobody when it stops (no cgroup.events). */
+#define REMOVE_TIMEOUT_MS 5000
+#define REMOVE_RETRY_MS 10
+
+int
+cgroup_remove_path (int mountfd, const char *where, const char *path, size_t depth, shim_error_t *err)
+{
+  cleanup_free char *p = strdup (path);
+  cleanup_close int leaf = -1;
+  long long deadline = util_monotonic_ms () + REMOVE_TIMEOUT_MS;
+  size_t i;
+
+  if (p == NULL)
+    return shim_error_errno (err, "cgroup `%s`", path);
+  leaf = openat (mountfd, p + (p[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (leaf >= 0 && cgroup_remove_descendants (leaf, path, 0, err) < 0)
+    return shim_error_prefix (err, "in %s", where);
+  while (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0)
+    {
+      struct timespec ts = { 0, REMOVE_RETRY_MS * 1000000L };
+      if (errno == ENOENT)
+        break;
+      if (errno != EBUSY || util_monotonic_ms () > deadline)
+        return shim_error_errno (err, "remove cgroup `%s` in %s", path, where);
+      nanosleep (&ts, NULL);
+    }
+  for (i = 1; i < depth; i++)
+    {
+      char *slash = strrchr (p, '/');
+      if (slash == NULL || slash == p)
+        break;
+      *slash = '\0';
+      if (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0)
+        {
+          if (errno != ENOTEMPTY && errno != EBUSY && errno != ENOENT)
+            log_msg (LOG_WARNING, "cgroup `%s` in %s could not be removed: %s", p, where, strerror (errno));
+          break;
+        }
+    }
+  return 0;
+}
+
+bool
+cgroup_default_path (const char *cgroups_path)
+{
+  return cgroups_path == NULL || *cgroups_path == '\0';
 }

@@ -263,44 +263,6 @@ open_hierarchies (struct cgroup *cg, shim_error_t *err)
   return 0;
 }
 
-/* rmdir PATH and then up to DEPTH - 1 of its parents, innermost first;
- * ENOTEMPTY/EBUSY on a parent shared with another container is expected.
- * A task that was just killed may still be counted for a moment (v1 has no
- * event for it): the leaf is retried up to the bound. */
-static int
-remove_path (int mountfd, const char *where, const char *path, size_t depth, shim_error_t *err)
-{
-  cleanup_free char *p = strdup (path);
-  long long deadline = util_monotonic_ms () + DESTROY_TIMEOUT_MS;
-  size_t i;
-
-  if (p == NULL)
-    return shim_error_errno (err, "cgroup `%s`", path);
-  while (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0)
-    {
-      struct timespec ts = { 0, V1_POLL_MS * 1000000L };
-      if (errno == ENOENT)
-        break;
-      if (errno != EBUSY || util_monotonic_ms () > deadline)
-        return shim_error_errno (err, "remove cgroup `%s` in %s", path, where);
-      nanosleep (&ts, NULL);
-    }
-  for (i = 1; i < depth; i++)
-    {
-      char *slash = strrchr (p, '/');
-      if (slash == NULL || slash == p)
-        break;
-      *slash = '\0';
-      if (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0)
-        {
-          if (errno != ENOTEMPTY && errno != EBUSY && errno != ENOENT)
-            log_msg (LOG_WARNING, "cgroup `%s` in %s could not be removed: %s", p, where, strerror (errno));
-          break;
-        }
-    }
-  return 0;
-}
-
 /* make_path failed after making *CREATED directories, the last of them
  * ending at byte END of PATH: remove them, and pass RET on. */
 static int
@@ -311,7 +273,7 @@ undo_made (int mountfd, const char *where, const char *path, ptrdiff_t end, size
 
   while (made && *created && strlen (made) > 1 && made[strlen (made) - 1] == '/')
     made[strlen (made) - 1] = '\0';
-  if (made && *created && remove_path (mountfd, where, made, *created, &tmp) < 0)
+  if (made && *created && cgroup_remove_path (mountfd, where, made, *created, &tmp) < 0)
     log_error_release (&tmp);
   *created = 0;
   return ret;
@@ -428,7 +390,33 @@ cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct cgro
   return open_hierarchies (cg, err) < 0 ? -1 : resolve_paths (spec, path, cg, err);
 }
 
-/* cgroup.v1_paths again, into each hierarchy's h->path. */
+/* state.json keeps one created_depth, the deepest of the hierarchies, and
+ * cg->v1_paths a line "=CTRLS N" for each hierarchy that made fewer: a
+ * parent that was there before, a user's with its own limits, is not the
+ * container's to remove.  Measured: cgroupsPath /p/ID with /p made before
+ * in the memory hierarchy only, and delete removed /p there once empty.
+ * The default path's /shim is the exception: shared by every container on
+ * it, whoever made it, it is removed by the last one to go (cgroup.c). */
+static int
+record_depths (const struct cgroup_spec *spec, struct cgroup *cg, shim_error_t *err)
+{
+  if (cgroup_default_path (spec->cgroups_path))
+    return 0;
+  for (size_t i = 0; i < cg->v1->n; i++)
+    {
+      const struct cgroup_v1_dir *h = &cg->v1->h[i];
+      char *line;
+      if (h->created >= cg->created_depth)
+        continue;
+      if (asprintf (&line, "%s=%s %zu\n", cg->v1_paths ? cg->v1_paths : "", h->ctrls, h->created) < 0)
+        return shim_error_errno (err, "cgroup v1");
+      free (cg->v1_paths);
+      cg->v1_paths = line;
+    }
+  return 0;
+}
+
+/* cgroup.v1_paths again, into each hierarchy's h->path and created. */
 static int
 load_paths (struct cgroup *cg, shim_error_t *err)
 {
@@ -436,12 +424,20 @@ load_paths (struct cgroup *cg, shim_error_t *err)
   while (line && *line)
     {
       size_t n = strcspn (line, "\n"), i;
+      bool depth = line[0] == '=';
+      const char *name = line + depth;
       const char *sp = memchr (line, ' ', n);
       for (i = 0; sp && i < cg->v1->n; i++)
         {
           struct cgroup_v1_dir *h = &cg->v1->h[i];
-          if (strlen (h->ctrls) != (size_t) (sp - line) || strncmp (h->ctrls, line, (size_t) (sp - line)) != 0)
+          if (strlen (h->ctrls) != (size_t) (sp - name) || strncmp (h->ctrls, name, (size_t) (sp - name)) != 0)
             continue;
+          if (depth)
+            {
+              h->created = strtoul (sp + 1, NULL, 10);
+              h->created_saved = true;
+              continue;
+            }
           free (h->path);
           h->path = strndup (sp + 1, n - (size_t) (sp + 1 - line));
           if (h->path == NULL)
@@ -459,11 +455,11 @@ remove_made (struct cgroup *cg)
   size_t i;
 
   for (i = 0; cg->v1 && i < cg->v1->n; i++)
-    if (cg->v1->h[i].created && remove_path (cg->v1->h[i].mountfd, cg->v1->h[i].ctrls, hpath (cg, &cg->v1->h[i]),
+    if (cg->v1->h[i].created && cgroup_remove_path (cg->v1->h[i].mountfd, cg->v1->h[i].ctrls, hpath (cg, &cg->v1->h[i]),
                                              cg->v1->h[i].created, &tmp) < 0)
       log_error_release (&tmp);
   if (cg->mountfd >= 0 && cg->created)
-    if (remove_path (cg->mountfd, "cgroup2", cg->path, cg->created_depth, &tmp) < 0)
+    if (cgroup_remove_path (cg->mountfd, "cgroup2", cg->path, cg->created_depth, &tmp) < 0)
       log_error_release (&tmp);
 }
 
@@ -538,11 +534,13 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
       remove_made (out);
       return -1;
     }
-  /* One created_depth for every hierarchy (state.json keeps one): the
-   * deepest, so that no directory we made is left; a parent that was there
-   * before is only removed when empty, and then nobody used it. */
   out->created = depth > 0;
   out->created_depth = depth;
+  if (record_depths (spec, out, err) < 0)
+    {
+      remove_made (out);
+      return -1;
+    }
   out->unenforced_reason = steal_pointer (&why);
   out->memory_limit_enforced = cgroup_v1_dirfd (out->v1, "memory") >= 0 && spec->resources->has_memory_limit
                                && spec->resources->memory_limit > 0;
@@ -561,7 +559,8 @@ v1_open (struct cgroup *cg, shim_error_t *err)
     {
       struct cgroup_v1_dir *h = &cg->v1->h[i];
       const char *hrel = hpath (cg, h) + (hpath (cg, h)[0] == '/');
-      h->created = cg->created_depth;
+      if (!h->created_saved || h->created > cg->created_depth)
+        h->created = cg->created_depth;
       h->dirfd = openat (h->mountfd, *hrel ? hrel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (h->dirfd < 0 && errno != ENOENT)
         return shim_error_errno (err, "open cgroup `%s` in %s", hpath (cg, h), h->ctrls);
@@ -752,9 +751,9 @@ v1_destroy (struct cgroup *cg, shim_error_t *err)
       struct cgroup_v1_dir *h = &cg->v1->h[i];
       if (h->dirfd < 0)
         continue;
-      /* created_depth, not what this hierarchy had made: the shared /shim
-       * is removed by the last container to go, whoever made it. */
-      if (remove_path (h->mountfd, h->ctrls, hpath (cg, h), cg->created_depth, err) < 0)
+      /* What this hierarchy had made (v1_open): never a parent that was
+       * there before, unless it is the shared /shim (record_depths). */
+      if (cgroup_remove_path (h->mountfd, h->ctrls, hpath (cg, h), h->created, err) < 0)
         return -1;
       close (h->dirfd);
       h->dirfd = -1;

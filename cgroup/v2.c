@@ -535,43 +535,6 @@ kill_all (int dirfd, const char *path, shim_error_t *err)
   return 0;
 }
 
-/* A container may have made cgroups of its own below its cgroup (a
- * delegated subtree); they must go first, deepest first. */
-static int
-remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err)
-{
-  cleanup_dir DIR *d = NULL;
-  struct dirent *de;
-  int fd;
-
-  if (depth > 64)
-    return shim_error_plain (err, ELOOP, "cgroup `%s`: nested too deeply", path);
-  fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || (d = fdopendir (fd)) == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return shim_error_errno (err, "read cgroup `%s`", path);
-    }
-  while ((de = readdir (d)))
-    {
-      cleanup_close int child = -1;
-      cleanup_free char *cpath = NULL;
-      if (de->d_type != DT_DIR || strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (asprintf (&cpath, "%s/%s", path, de->d_name) < 0)
-        return shim_error_errno (err, "cgroup `%s`", path);
-      child = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (child < 0)
-        return shim_error_errno (err, "open cgroup `%s`", cpath);
-      if (remove_descendants (child, cpath, depth + 1, err) < 0)
-        return -1;
-      if (unlinkat (dirfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        return shim_error_errno (err, "remove cgroup `%s`", cpath);
-    }
-  return 0;
-}
-
 static int
 v2_destroy (struct cgroup *cg, shim_error_t *err)
 {
@@ -579,7 +542,7 @@ v2_destroy (struct cgroup *cg, shim_error_t *err)
     return -1;
   if (!cg->created)
     return 0;
-  if (remove_descendants (cg->dirfd, cg->path, 0, err) < 0)
+  if (cgroup_remove_descendants (cg->dirfd, cg->path, 0, err) < 0)
     return -1;
   if (unlinkat (cg->mountfd, cg->path + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
     return shim_error_errno (err, "remove cgroup `%s`", cg->path);
