@@ -470,7 +470,7 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       put_oom_killed (b, in, v, ev);
       put_victim (b, v, &f->km);
       if (ev->emulated_group)
-        put (b, "; the runtime killed the rest, emulating memory.oom.group on cgroup v1");
+        put (b, "; the runtime then killed whatever was left in it, emulating memory.oom.group on cgroup v1");
       if (f->runtime_sent)
         put (b, "; the runtime had also sent SIGKILL");
       break;

@@ -142,7 +142,8 @@
  *     not, or without a wait status, OOMKilled.  oom.group_kill stays the
  *     kernel's counter (null on v1); oom.group_kill_by says "runtime" (and
  *     "kernel" wherever group_kill is true), and the message "the runtime
- *     killed the rest, emulating memory.oom.group on cgroup v1".
+ *     then killed whatever was left in it, emulating memory.oom.group on
+ *     cgroup v1" (said also when init was the only task).
  *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
  *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
  *     or unknown), oom.max_events (delta of memory.events.local `max`: how

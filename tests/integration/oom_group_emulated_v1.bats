@@ -16,7 +16,7 @@ load helpers
 load lifecycle_helpers
 load pure_v1_helpers
 
-EMULATED="the runtime killed the rest, emulating memory.oom.group on cgroup v1"
+EMULATED="the runtime then killed whatever was left in it, emulating memory.oom.group on cgroup v1"
 
 setup() {
 	shim_setup

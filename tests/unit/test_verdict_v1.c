@@ -268,7 +268,7 @@ static const struct emurow emurows[] = {
 static void
 test_emulated_group (void)
 {
-  static const char *const said = "the runtime killed the rest, emulating memory.oom.group on cgroup v1";
+  static const char *const said = "the runtime then killed whatever was left in it, emulating memory.oom.group on cgroup v1";
 
   for (size_t i = 0; i < sizeof emurows / sizeof emurows[0]; i++)
     {
