@@ -485,8 +485,9 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
            id, (long long) in->init_pid, v->oom.oom_memcg[0] ? v->oom.oom_memcg : "?");
       {
         struct sbuf h = { v->hint, sizeof v->hint, 0 };
-        put (&h, "raise memory.max of the nested cgroup `%s`, or keep init in the container's own cgroup",
-             v->oom.oom_memcg[0] ? v->oom.oom_memcg : "?");
+        /* v1 names the limit memory.limit_in_bytes. */
+        put (&h, "raise %s of the nested cgroup `%s`, or keep init in the container's own cgroup",
+             ev->v1 ? "memory.limit_in_bytes" : "memory.max", v->oom.oom_memcg[0] ? v->oom.oom_memcg : "?");
       }
       break;
     case VERDICT_STORY_KILLED_EITHER:

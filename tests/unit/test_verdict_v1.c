@@ -230,6 +230,17 @@ test_nested_kills (void)
   ok (verdict_to_json (&v, &json, &err) == 0, "to JSON");
   has_str (json, "\"nested_kills\":1", "the JSON says 1");
   free (json);
+
+  /* init itself the nested cgroup's victim: the hint names v1's file. */
+  v1_kmsg (&km, NULL);
+  km.n = 1;
+  make_kill (&km.kills[0], "/shim/c1/sub");
+  snprintf (km.kills[0].task_memcg, sizeof km.kills[0].task_memcg, "%s", "/shim/c1/sub");
+  in.init_pid = km.kills[0].pid;
+  v1_snap (&fin, 0, 0, true);
+  verdict_compute (&in, &v);
+  is_int (v.reason, VERDICT_OOM_KILLED, "init killed in a nested v1 cgroup: OOMKilled");
+  has_str (v.hint, "raise memory.limit_in_bytes of the nested cgroup `sub`", "the hint names the v1 file");
 }
 
 /* memory.oom.group emulated on v1 (verdict/monitor.h): after an OOM kill
