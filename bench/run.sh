@@ -191,9 +191,26 @@ for rt in "${avail[@]}"; do
 	echo "$rt $found" >>"$out/minmem.txt"
 done
 
+# stats FILE: min median max (ms) peak-rss (KiB) failures.  The times are
+# the successful runs' only: a runtime that failed every run (crun refuses
+# a hybrid host) has none, and no ratio is taken to it.
+stats() {
+	sort -n "$1" | awk '
+		{ if ($2 > rss) rss = $2; if ($3 != 0) { bad++; next } t[++n] = $1 }
+		END {
+			if (n == 0) { printf "- - - %d %d\n", rss, bad; exit }
+			m = n % 2 ? t[(n + 1) / 2] : (t[n / 2] + t[n / 2 + 1]) / 2
+			printf "%.2f %.2f %.2f %d %d\n", t[1] / 1e6, m / 1e6, t[n] / 1e6, rss, bad
+		}'
+}
+median_of() { [ -s "$out/$1-$2.dat" ] && stats "$out/$1-$2.dat" | awk '{ print $2 }' || echo -; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
 # --- time per container against the number of containers -------------------------
 : >"$out/scaling.dat"
 for rt in floor "${avail[@]}"; do
+	# A runtime whose every run failed has no time per container either.
+	[ "$rt" = floor ] || [ "$(median_of run "$rt")" != - ] || { log "$rt: every run failed: left out"; continue; }
 	for n in $counts; do
 		if [ "$rt" = floor ]; then
 			line=$(T -c "$n" -p "bench-s$n" -- "${bin[floor]}" "$repo/examples/rootfs" | awk '$1 == "total"')
@@ -216,18 +233,6 @@ for rt in floor "${avail[@]}"; do
 done
 
 # --- the table ---------------------------------------------------------------------
-# stats FILE: min median max (ms) peak-rss (KiB) failures
-stats() {
-	sort -n "$1" | awk '
-		{ t[NR] = $1; if ($2 > rss) rss = $2; if ($3 != 0) bad++ }
-		END {
-			if (NR == 0) { print "- - - - -"; exit }
-			m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-			printf "%.2f %.2f %.2f %d %d\n", t[1] / 1e6, m / 1e6, t[NR] / 1e6, rss, bad
-		}'
-}
-median_of() { [ -s "$out/$1-$2.dat" ] && stats "$out/$1-$2.dat" | awk '{ print $2 }' || echo -; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 
 {
 	echo "# $(uname -r), $(nproc) CPUs, $runs rounds; times in ms; rss: peak KiB of the runtime process"
@@ -263,6 +268,7 @@ if command -v gnuplot >/dev/null; then
 		for rt in floor "${avail[@]}"; do
 			[ -s "$out/$sc-$rt.dat" ] || continue
 			read -r mn md mx _ _ < <(stats "$out/$sc-$rt.dat")
+			[ "$md" != - ] || continue
 			echo "$i \"$sc\\n$rt\" $md $mn $mx" >>"$out/latency.plot.dat"
 			i=$((i + 1))
 		done
@@ -287,7 +293,7 @@ set xlabel "containers"
 set ylabel "ms per container"
 set logscale x
 set yrange [0:*]
-plot $(for rt in floor "${avail[@]}"; do printf '"< awk '"'"'\\$1 == \\"%s\\" \&\& \\$2 == \\"seq\\"'"'"' %s" using 3:4 with linespoints title "%s", ' "$rt" "$out/scaling.dat" "$rt"; done | sed 's/, $//')
+plot $(for rt in $(awk '{ print $1 }' "$out/scaling.dat" | uniq); do printf '"< awk '"'"'\\$1 == \\"%s\\" \&\& \\$2 == \\"seq\\"'"'"' %s" using 3:4 with linespoints title "%s", ' "$rt" "$out/scaling.dat" "$rt"; done | sed 's/, $//')
 EOF
 	log "plots: $out/latency.png $out/scaling.png"
 else
