@@ -194,12 +194,45 @@ dev_readonly (const struct shim_mount *m)
   return !m->is_bind && (m->flags & MS_RDONLY) && strcmp (m->destination, "/dev") == 0;
 }
 
+/* runc's rule for a tmpfs on a directory the image already has: the
+ * directory's mode (sticky and set-id bits too) comes first in the data, so
+ * an image's 0710 survives the mount while a mode= of the options, parsed
+ * later by the kernel, still wins.  A directory made for the mount keeps
+ * tmpfs' own default (1777), as under runc.  *DATA is NULL then. */
+static int
+tmpfs_data (int rootfd, const struct shim_mount *m, char **data, shim_error_t *err)
+{
+  cleanup_close int fd = -1;
+  shim_error_t tmp = NULL;
+  struct stat st;
+
+  *data = NULL;
+  fd = openat2_in_root (rootfd, m->destination, O_PATH, &tmp);
+  if (fd < 0 && tmp->status == ENOENT)
+    {
+      shim_error_release (&tmp);
+      return 0;
+    }
+  if (fd < 0)
+    return shim_error_take (err, &tmp);
+  if (fstat (fd, &st) < 0)
+    return shim_error_errno (err, "stat `%s` in the rootfs", m->destination);
+  if (asprintf (data, "mode=%04o%s%s", (unsigned int) (st.st_mode & 07777), m->data ? "," : "",
+                m->data ? m->data : "") < 0)
+    {
+      *data = NULL;
+      return shim_error_errno (err, "the data of the tmpfs on `%s`", m->destination);
+    }
+  return 0;
+}
+
 static int
 mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_error_t *err)
 {
   const struct shim_mount *m = &cfg->mounts[i];
   cleanup_close int target = -1;
   cleanup_free char *src = NULL;
+  cleanup_free char *data = NULL;
   const char *type = m->type;
   bool is_file = false;
 
@@ -223,6 +256,8 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_e
 
   if (type && (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
       && refuse_symlinks (rootfd, m->destination, err) < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
+  if (type && strcmp (type, "tmpfs") == 0 && tmpfs_data (rootfd, m, &data, err) < 0)
     return shim_error_prefix (err, "mounts[%zu]", i);
   target = ensure_in_root (rootfd, m->destination, is_file, err);
   if (target < 0)
@@ -264,7 +299,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_e
        * mounts and the nodes that go in it first need it writable. */
       if (dev_readonly (m))
         flags &= ~MS_RDONLY;
-      if (do_mount (source, target, m->destination, type, flags, m->data, &tmp) < 0)
+      if (do_mount (source, target, m->destination, type, flags, data ? data : m->data, &tmp) < 0)
         {
           int e = tmp->status;
           /* A fresh sysfs needs a network namespace of the user namespace
