@@ -147,6 +147,17 @@ do_mount (const char *src, int target_fd, const char *dest, const char *type, un
   return 0;
 }
 
+/* A bind remount of the mount at TARGET_FD, locked flags kept. */
+static int
+do_remount (int target_fd, const char *dest, unsigned long flags, shim_error_t *err)
+{
+  char target[64];
+  fd_path (target, sizeof (target), target_fd);
+  if (rootfs_remount (target, flags) < 0)
+    return shim_error_errno (err, "mount `none` on `%s` (type bind)", dest);
+  return 0;
+}
+
 /* The recursive options (rro, ...) on the mount at FD and every mount
  * under it. */
 static int
@@ -280,8 +291,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_e
       if (target < 0)
         return shim_error_prefix (err, "mounts[%zu]", i);
       if ((m->flags & REMOUNT_FLAGS)
-          && do_mount (NULL, target, m->destination, NULL, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS),
-                       NULL, err) < 0)
+          && do_remount (target, m->destination, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS), err) < 0)
         return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
       /* The remount above reaches only the top of an rbind: the mounts
        * under it would stay writable, so `rbind,ro` is applied to the
@@ -714,8 +724,7 @@ readonly_path (const char *path, shim_error_t *err)
   fd = open_new_root_path (path, err);
   if (fd < 0)
     return -1;
-  return do_mount (NULL, fd, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                   NULL, err);
+  return do_remount (fd, path, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, err);
 }
 
 static int
@@ -780,7 +789,7 @@ rootfs_finalize (const struct shim_config *cfg, shim_error_t *err)
   if (cfg->rootfs_propagation && mount (NULL, "/", NULL, cfg->rootfs_propagation, NULL) < 0)
     return shim_error_errno (err, "linux.rootfsPropagation: set it on `/`");
   if (cfg->root_readonly
-      && mount (NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+      && rootfs_remount ("/", MS_REMOUNT | MS_BIND | MS_RDONLY) < 0)
     return shim_error_errno (err, "root.readonly: remount `/` read-only");
   return 0;
 }
