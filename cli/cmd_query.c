@@ -212,12 +212,13 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 }
 
 /* One event line, as it happens. */
-static void
+static int
 print_line (const char *line, void *opaque)
 {
   (void) opaque;
-  printf ("%s\n", line);
-  fflush (stdout);
+  if (printf ("%s\n", line) < 0 || fflush (stdout) == EOF)
+    return -1;
+  return 0;
 }
 
 static int

@@ -336,6 +336,39 @@ get_dev_number (struct config_ctx *c, yajl_val obj, const char *ep, const char *
   return 0;
 }
 
+static bool
+dev_rules_overlap (const struct cgroup_device_rule *a, const struct cgroup_device_rule *b)
+{
+  return (a->type == 'a' || b->type == 'a' || a->type == b->type)
+         && (a->major == -1 || b->major == -1 || a->major == b->major)
+         && (a->minor == -1 || b->minor == -1 || a->minor == b->minor);
+}
+
+/* Whether the deny rule D (rules[N]) denies only what is denied already:
+ * after a deny-all rule, no allow rule since then reaches D's devices.
+ * runc accepts other letters than r, w and m in such a rule (its cgroup
+ * v1 emulator never writes a redundant rule to the kernel, its v2 program
+ * is built from the emulator's rules), and runc's own update test has
+ * one ("deny c 1:11 rwa" after "deny a rwm"). */
+static bool
+dev_deny_redundant (const struct cgroup_device_rule *rules, size_t n, const struct cgroup_device_rule *d)
+{
+  size_t i = n;
+
+  if (d->allow)
+    return false;
+  while (i-- > 0)
+    {
+      const struct cgroup_device_rule *e = &rules[i];
+      if (e->allow && dev_rules_overlap (e, d))
+        return false;
+      if (!e->allow && e->type == 'a' && e->major == -1 && e->minor == -1
+          && e->access == (CGROUP_DEV_READ | CGROUP_DEV_WRITE | CGROUP_DEV_MKNOD))
+        return true;
+    }
+  return false;
+}
+
 static int
 parse_res_devices (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
@@ -384,6 +417,12 @@ parse_res_devices (struct config_ctx *c, yajl_val v, const char *path, void *tar
         return config_type_error (c, ap, "string", a);
       for (s = a->u.string; *s; s++)
         d->access |= *s == 'r' ? CGROUP_DEV_READ : *s == 'w' ? CGROUP_DEV_WRITE : *s == 'm' ? CGROUP_DEV_MKNOD : 0x100;
+      if ((d->access & 0x100) && dev_deny_redundant (r->devices, i, d))
+        {
+          /* Kept without the other letters: it changes nothing either way. */
+          d->access &= ~0x100u;
+          config_warn (c, ap, "letters other than r, w and m ignored: the rule denies what is denied already");
+        }
       if (d->access == 0 || d->access & 0x100)
         return shim_error_plain (c->err, EINVAL, "%s: `%s` is not made of r, w and m", ap, a->u.string);
       r->n_devices++;

@@ -210,8 +210,8 @@ runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps_ent
 
 /* runc's stats event: cpu (usage and throttling), memory (usage and swap),
  * pids of the cgroup, and runc's other sections, empty. */
-static void
-emit_stats (const char *id, const struct cgroup *cg, void (*emit) (const char *, void *), void *opaque)
+static int
+emit_stats (const char *id, const struct cgroup *cg, int (*emit) (const char *, void *), void *opaque)
 {
   cleanup_free char *line = NULL;
   struct cgroup_stats st;
@@ -232,9 +232,9 @@ emit_stats (const char *id, const struct cgroup *cg, void (*emit) (const char *,
       < 0)
     {
       line = NULL;
-      return;
+      return 0;
     }
-  emit (line, opaque);
+  return emit (line, opaque);
 }
 
 /* Whether the stream is at its end: init gone, or the state dir emptied
@@ -250,7 +250,7 @@ events_ended (const struct pollfd *init, int statefd)
 
 int
 runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, int interval_ms,
-                void (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err)
+                int (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err)
 {
   cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
   cleanup_close int local = -1, cgev = -1, statefd = -1, initfd = -1;
@@ -263,7 +263,7 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
     return shim_error_plain (err, ESRCH, "events: container `%s` is not running", id);
   if (stats_once)
     {
-      emit_stats (r.st.id, &r.cg, emit, opaque);
+      (void) emit_stats (r.st.id, &r.cg, emit, opaque);
       return 0;
     }
   /* The lock is not held while we stream: delete must not wait for us.  A
@@ -320,8 +320,10 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
           shim_error_release (&tmp);
           return 0;
         }
-      if (n == 0 && !end)
-        emit_stats (r.st.id, &r.cg, emit, opaque);
+      /* A line that could not be written (its reader gone: SIGPIPE does
+       * not end shim) ends the stream, or `events | head` never would. */
+      if (n == 0 && !end && emit_stats (r.st.id, &r.cg, emit, opaque) < 0)
+        return 0;
       /* The verdict's own rule decides whose kill it was: a kill in a
        * nested cgroup is never the container's "oom" event. */
       {
@@ -336,7 +338,8 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
             reported = v.oom.kills;
             if (asprintf (&line, "{\"type\":\"oom\",\"id\":\"%s\"}", r.st.id) < 0)
               return shim_error_errno (err, "events");
-            emit (line, opaque);
+            if (emit (line, opaque) < 0)
+              return 0;
           }
       }
       if (end || !now.cgroup_events.populated)

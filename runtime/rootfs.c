@@ -147,6 +147,17 @@ do_mount (const char *src, int target_fd, const char *dest, const char *type, un
   return 0;
 }
 
+/* A bind remount of the mount at TARGET_FD, locked flags kept. */
+static int
+do_remount (int target_fd, const char *dest, unsigned long flags, shim_error_t *err)
+{
+  char target[64];
+  fd_path (target, sizeof (target), target_fd);
+  if (rootfs_remount (target, flags) < 0)
+    return shim_error_errno (err, "mount `none` on `%s` (type bind)", dest);
+  return 0;
+}
+
 /* The recursive options (rro, ...) on the mount at FD and every mount
  * under it. */
 static int
@@ -194,12 +205,45 @@ dev_readonly (const struct shim_mount *m)
   return !m->is_bind && (m->flags & MS_RDONLY) && strcmp (m->destination, "/dev") == 0;
 }
 
+/* runc's rule for a tmpfs on a directory the image already has: the
+ * directory's mode (sticky and set-id bits too) comes first in the data, so
+ * an image's 0710 survives the mount while a mode= of the options, parsed
+ * later by the kernel, still wins.  A directory made for the mount keeps
+ * tmpfs' own default (1777), as under runc.  *DATA is NULL then. */
+static int
+tmpfs_data (int rootfd, const struct shim_mount *m, char **data, shim_error_t *err)
+{
+  cleanup_close int fd = -1;
+  shim_error_t tmp = NULL;
+  struct stat st;
+
+  *data = NULL;
+  fd = openat2_in_root (rootfd, m->destination, O_PATH, &tmp);
+  if (fd < 0 && tmp->status == ENOENT)
+    {
+      shim_error_release (&tmp);
+      return 0;
+    }
+  if (fd < 0)
+    return shim_error_take (err, &tmp);
+  if (fstat (fd, &st) < 0)
+    return shim_error_errno (err, "stat `%s` in the rootfs", m->destination);
+  if (asprintf (data, "mode=%04o%s%s", (unsigned int) (st.st_mode & 07777), m->data ? "," : "",
+                m->data ? m->data : "") < 0)
+    {
+      *data = NULL;
+      return shim_error_errno (err, "the data of the tmpfs on `%s`", m->destination);
+    }
+  return 0;
+}
+
 static int
 mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_error_t *err)
 {
   const struct shim_mount *m = &cfg->mounts[i];
   cleanup_close int target = -1;
   cleanup_free char *src = NULL;
+  cleanup_free char *data = NULL;
   const char *type = m->type;
   bool is_file = false;
 
@@ -224,6 +268,8 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_e
   if (type && (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
       && refuse_symlinks (rootfd, m->destination, err) < 0)
     return shim_error_prefix (err, "mounts[%zu]", i);
+  if (type && strcmp (type, "tmpfs") == 0 && tmpfs_data (rootfd, m, &data, err) < 0)
+    return shim_error_prefix (err, "mounts[%zu]", i);
   target = ensure_in_root (rootfd, m->destination, is_file, err);
   if (target < 0)
     return shim_error_prefix (err, "mounts[%zu]", i);
@@ -245,8 +291,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_e
       if (target < 0)
         return shim_error_prefix (err, "mounts[%zu]", i);
       if ((m->flags & REMOUNT_FLAGS)
-          && do_mount (NULL, target, m->destination, NULL, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS),
-                       NULL, err) < 0)
+          && do_remount (target, m->destination, MS_REMOUNT | MS_BIND | (m->flags & REMOUNT_FLAGS), err) < 0)
         return shim_error_prefix (err, "mounts[%zu]: remount with its options", i);
       /* The remount above reaches only the top of an rbind: the mounts
        * under it would stay writable, so `rbind,ro` is applied to the
@@ -264,7 +309,7 @@ mount_one (int rootfd, const struct shim_config *cfg, size_t i, int tree, shim_e
        * mounts and the nodes that go in it first need it writable. */
       if (dev_readonly (m))
         flags &= ~MS_RDONLY;
-      if (do_mount (source, target, m->destination, type, flags, m->data, &tmp) < 0)
+      if (do_mount (source, target, m->destination, type, flags, data ? data : m->data, &tmp) < 0)
         {
           int e = tmp->status;
           /* A fresh sysfs needs a network namespace of the user namespace
@@ -679,8 +724,7 @@ readonly_path (const char *path, shim_error_t *err)
   fd = open_new_root_path (path, err);
   if (fd < 0)
     return -1;
-  return do_mount (NULL, fd, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                   NULL, err);
+  return do_remount (fd, path, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, err);
 }
 
 static int
@@ -745,7 +789,7 @@ rootfs_finalize (const struct shim_config *cfg, shim_error_t *err)
   if (cfg->rootfs_propagation && mount (NULL, "/", NULL, cfg->rootfs_propagation, NULL) < 0)
     return shim_error_errno (err, "linux.rootfsPropagation: set it on `/`");
   if (cfg->root_readonly
-      && mount (NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+      && rootfs_remount ("/", MS_REMOUNT | MS_BIND | MS_RDONLY) < 0)
     return shim_error_errno (err, "root.readonly: remount `/` read-only");
   return 0;
 }

@@ -30,4 +30,9 @@ int rootfs_chdir (const char *cwd, shim_error_t *err);
 /* After the switch: masked and read-only paths, sysctls, a read-only root. */
 int rootfs_finalize (const struct shim_config *cfg, shim_error_t *err);
 
+/* mount(2) of a bind remount (MS_REMOUNT | MS_BIND | ...) of TARGET; on
+ * EPERM once more with the flags a user namespace locked on it kept
+ * (rootfs_remount.c).  -1 with errno set. */
+int rootfs_remount (const char *target, unsigned long flags);
+
 #endif

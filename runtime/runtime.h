@@ -138,9 +138,10 @@ int runtime_ps_table (const struct runtime_ctx *ctx, const char *id, char *const
 
 /* events: one JSON line (no newline) per event, to emit: with stats_once
  * one stats event; else the container's oom events as they happen and its
- * stats every interval_ms, until its cgroup is empty or gone. */
+ * stats every interval_ms, until its cgroup is empty or gone, or emit
+ * returns < 0 (the line could not be written). */
 int runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, int interval_ms,
-                    void (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err);
+                    int (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err);
 
 /* pause, resume: freeze or thaw every process of the container. */
 int runtime_pause (const struct runtime_ctx *ctx, const char *id, shim_error_t *err);

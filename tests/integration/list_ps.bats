@@ -107,10 +107,19 @@ two() {
 
 @test "ps: a table of PID and command" {
 	ct_up
-	run --separate-stderr shim ps "$ID"
+	# start returns once init is told to go: its `sh -c` may not have
+	# exec'd sleep yet (seen: "PID /bin/sh -c exec sleep 1000"), so ps is
+	# asked again until it has (bounded).
+	local want i
+	want="$(ct_field pid) sleep 1000"
+	for ((i = 0; i < 100; i++)); do
+		run --separate-stderr shim ps "$ID"
+		[ "$(sed -n 2p <<<"$output" | tr -s ' ')" = "$want" ] && break
+		sleep 0.05
+	done
 	assert_status 0
 	assert_eq "$(head -1 <<<"$output" | tr -s ' ')" "PID CMD"
-	assert_eq "$(sed -n 2p <<<"$output" | tr -s ' ')" "$(ct_field pid) sleep 1000"
+	assert_eq "$(sed -n 2p <<<"$output" | tr -s ' ')" "$want"
 	ct_cleanup
 }
 

@@ -69,3 +69,16 @@ events_ends() {
 	events_ends
 	ct_cleanup
 }
+
+@test "events ends with status 0 when its reader is gone (| head -n 1); the container runs on" {
+	ct_up
+	# A SIGPIPE does not end shim (a broken pipe must never cost a run its
+	# cleanup): the failed write must end the stream instead.
+	run --separate-stderr bash -c 'timeout "$1" "$2" --root "$3" events --interval 100ms "$4" 3>&- | head -n 1 >/dev/null
+		echo "${PIPESTATUS[0]}"' _ "$WAIT_SECS" "$SHIM_BIN" "$STATE" "$ID"
+	local rc=$output status_after
+	status_after=$(ct_field status)
+	ct_cleanup
+	assert_eq "$rc" 0 "events' exit status (124: still running at the bound)"
+	assert_eq "$status_after" running
+}

@@ -6,10 +6,10 @@
 
 load helpers
 
-# run_named DIR: `shim run --keep DIR` from the cwd; the one container it
-# kept must be named bundle-XXXXXXXX; then it is deleted.
+# run_named [DIR]: `shim run --keep [DIR]` from the cwd; the one container
+# it kept must be named bundle-XXXXXXXX; then it is deleted.
 run_named() {
-	run --separate-stderr shim run --keep "$1"
+	run --separate-stderr shim run --keep "$@"
 	assert_status 0
 	run shim list -q
 	assert_status 0
@@ -29,4 +29,9 @@ run_named() {
 	run_named ./
 	cd /
 	run_named "$BUNDLE/"
+}
+
+@test "shim run without an argument, in the bundle: the same" {
+	cd "$BUNDLE"
+	run_named
 }

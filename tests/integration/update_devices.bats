@@ -45,3 +45,39 @@ kmsg_write() {
 	assert_eq "$(kmsg_write)" ok
 	ct_cleanup
 }
+
+# runc's update.bats "update devices [minimal transition rules]": after
+# deny-all, a deny rule for c 1:11 with access "rwa" denies what is denied
+# already; runc accepts it, and so must shim (with a warning naming it).
+@test "runc's redundant deny with access rwa is accepted; kmsg stays denied, /dev/null works, update goes through" {
+	cfg '.linux.resources.devices = [{allow: false, access: "rwm"},
+		{allow: false, type: "c", major: 1, minor: 11, access: "rwa"}]'
+	ct_create_ok
+	assert_contains "$stderr" 'linux.resources.devices[1].access: letters other than r, w and m ignored'
+	ct_start_ok
+	assert_eq "$(kmsg_write)" refused
+	run shim exec "$ID" /bin/sh -c 'echo x >/dev/null && echo null-ok'
+	assert_eq "$output" null-ok
+	local n
+	for n in 1 2 3; do
+		run --separate-stderr shim update --pids-limit 30 "$ID"
+		assert_status 0
+	done
+	assert_eq "$(kmsg_write)" refused "after the updates"
+	ct_cleanup
+}
+
+@test "other letters in a rule that is not redundant are still refused" {
+	cfg '.linux.resources.devices = [{allow: false, access: "rwm"},
+		{allow: true, type: "c", major: 1, minor: 11, access: "rwa"}]'
+	ct_create
+	assert_status 1
+	assert_contains "$stderr" 'linux.resources.devices[1].access: `rwa` is not made of r, w and m'
+	cfg '.linux.resources.devices = [{allow: false, access: "rwm"},
+		{allow: true, type: "c", major: 1, minor: 11, access: "w"},
+		{allow: false, type: "c", major: 1, minor: -1, access: "rwa"}]'
+	ct_create
+	assert_status 1
+	assert_contains "$stderr" 'linux.resources.devices[2].access: `rwa` is not made of r, w and m'
+	[ ! -e "$STATE/$ID" ]
+}
