@@ -19,6 +19,7 @@
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
 #include "verdict/input.h"
+#include "verdict/monitor.h"
 
 /* A stopped container's state: with the verdict `run --keep` saved with
  * init's exit status (a foreground run's: before this, `state` after `run
@@ -253,8 +254,9 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
                 int (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err)
 {
   cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
-  cleanup_close int local = -1, cgev = -1, statefd = -1, initfd = -1;
-  struct cg_snapshot base;
+  cleanup_close int cgev = -1, statefd = -1, initfd = -1;
+  __attribute__ ((cleanup (monitor_release))) struct monitor m = { .cgroup_fd = -1, .memory_fd = -1, .events_fd = -1,
+                                                                  .freezer_fd = -1 };
   uint64_t reported = 0;
 
   if (container_ref_open (ctx->root, id, false, &r, err) < 0)
@@ -282,16 +284,18 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
         return 0;
       }
   }
-  if (cgroup_snapshot (&r.cg, &base, err) < 0)
+  /* The monitor wakes the stream on an OOM: memory.events.local on cgroup
+   * v2, the OOM eventfd of the v1 memory cgroup on v1 (which has no such
+   * file: `events` said nothing of a hog's OOM kill on this hybrid host). */
+  if (monitor_init_cgroup (&m, &r.cg, err) < 0)
     return -1;
-  local = openat (r.cg.dirfd, "memory.events.local", O_RDONLY | O_CLOEXEC);
   cgev = openat (r.cg.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
   if (cgev < 0)
     return shim_error_errno (err, "open `%s/cgroup.events`", r.cg.path);
   for (;;)
     {
       struct pollfd p[3] = {
-        { .fd = local, .events = POLLPRI },
+        { .fd = monitor_fd (&m), .events = monitor_poll_events (&m) },
         { .fd = cgev, .events = POLLPRI },
         { .fd = initfd, .events = POLLIN },
       };
@@ -310,12 +314,13 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
        * cgroup is gone, and so is the stream. */
       {
         char ack[512];
-        if (local >= 0)
-          (void) !pread (local, ack, sizeof (ack), 0);
         if (pread (cgev, ack, sizeof (ack), 0) < 0)
           return 0;
       }
-      if (cgroup_snapshot (&r.cg, &now, &tmp) < 0 || !(now.have & CG_SNAP_CGROUP_EVENTS))
+      /* monitor_update reads the polled fd too (kernfs and the eventfd
+       * report a change until it is read). */
+      if (monitor_update (&m, &tmp) < 0 || cgroup_snapshot (&r.cg, &now, &tmp) < 0
+          || !(now.have & CG_SNAP_CGROUP_EVENTS))
         {
           shim_error_release (&tmp);
           return 0;
@@ -325,14 +330,16 @@ runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, 
       if (n == 0 && !end && emit_stats (r.st.id, &r.cg, emit, opaque) < 0)
         return 0;
       /* The verdict's own rule decides whose kill it was: a kill in a
-       * nested cgroup is never the container's "oom" event. */
+       * nested cgroup is never the container's "oom" event (oom.kills
+       * counts only the container's; its scope is null on v1 when the
+       * limit's failcnt did not rise). */
       {
         struct verdict_sources src;
         struct verdict v;
         verdict_input_init (&src, r.st.id, r.st.memory_limit_enforced);
-        verdict_input_live (&src, &base, &now);
+        verdict_input_live (&src, &m.baseline, &now);
         verdict_input_compute (&src, &v);
-        if (v.have_oom && v.oom.scope != VERDICT_SCOPE_NONE && v.oom.kills > reported)
+        if (v.have_oom && v.oom.kills > reported)
           {
             cleanup_free char *line = NULL;
             reported = v.oom.kills;

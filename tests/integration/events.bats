@@ -84,6 +84,26 @@ is_stats() {
 	ct_cleanup
 }
 
+@test "an OOM kill of the container is one oom event, and the stream ends" {
+	share_dir
+	cfg '.linux.resources.memory = {limit: 33554432}'
+	# The hog starts once events watches (the file `go` in the shared dir).
+	sh_cmd 'while [ ! -e /tmp/share/go ]; do sleep 0.05; done; exec /bin/memhog -s 8 -n 256'
+	ct_up
+	"$SHIM_BIN" --root "$STATE" events --interval 1m "$ID" </dev/null >"$T/events.out" 2>"$T/events.err" 3>&- &
+	local ev=$! rc=0
+	BG_PIDS+=("$ev")
+	timeout "$WAIT_SECS" sh -c 'until ls -l /proc/$1/fd 2>/dev/null | grep -q "cgroup.events"; do sleep 0.05; done' _ "$ev"
+	touch "$T/share/go"
+	timeout "$WAIT_SECS" tail --pid="$ev" -f /dev/null
+	wait "$ev" || rc=$?
+	assert_eq "$rc" 0 "events' exit status ($(cat "$T/events.err"))"
+	cat "$T/events.out"
+	run grep -c '"type":"oom"' "$T/events.out"
+	assert_eq "$output" 1
+	ct_cleanup
+}
+
 @test "events of a stopped or missing container fails" {
 	ct_up
 	ct_stop
