@@ -65,7 +65,7 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
     return -1;
   /* /shim is shared by every container on the default path: whichever one
    * made it, the last to go removes it (rmdir fails while others remain). */
-  if (out->created_depth && cgroup_default_path (spec->cgroups_path))
+  if (out->created_depth && cgroup_default_path (spec->cgroups_path) && !spec->systemd)
     out->created_depth = 2;
   return 0;
 }

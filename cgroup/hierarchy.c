@@ -298,7 +298,14 @@ cgroup_path_for (const char *cgroups_path, bool systemd, const char *id, char **
 {
   cleanup_free char *path = NULL;
 
-  if (cgroups_path == NULL || *cgroups_path == '\0')
+  /* No cgroupsPath: /shim/ID; with --systemd-cgroup, runc's default
+   * system.slice:runc:ID with shim's name, a scope systemd can make. */
+  if ((cgroups_path == NULL || *cgroups_path == '\0') && systemd)
+    {
+      if (asprintf (&path, "/system.slice/shim-%s.scope", id) < 0)
+        return shim_error_errno (err, "cgroup path");
+    }
+  else if (cgroups_path == NULL || *cgroups_path == '\0')
     {
       if (asprintf (&path, "/shim/%s", id) < 0)
         return shim_error_errno (err, "cgroup path");

@@ -400,7 +400,7 @@ cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct cgro
 static int
 record_depths (const struct cgroup_spec *spec, struct cgroup *cg, shim_error_t *err)
 {
-  if (cgroup_default_path (spec->cgroups_path))
+  if (cgroup_default_path (spec->cgroups_path) && !spec->systemd)
     return 0;
   for (size_t i = 0; i < cg->v1->n; i++)
     {

@@ -164,6 +164,8 @@ test_systemd_paths (void)
     const char *in, *want;
   } good[] = {
     { "system.slice:shim:abc", "/system.slice/shim-abc.scope" },
+    /* No cgroupsPath: runc's default, system.slice:runc:ID, as shim's. */
+    { "", "/system.slice/shim-id.scope" },
     { ":shim:abc", "/system.slice/shim-abc.scope" },
     { "a-b.slice:p:n", "/a.slice/a-b.slice/p-n.scope" },
     { "-.slice::n", "/n.scope" },

@@ -25,6 +25,7 @@ setup() {
 teardown() {
   [ -z "$ID" ] || "$SHIM" --root "$S" delete --force "$ID" 2>/dev/null || true
   [ -z "$ID" ] || systemctl stop "shimtest-$ID.scope" 2>/dev/null || true
+  [ -z "$ID" ] || systemctl stop "shim-$ID.scope" 2>/dev/null || true
 }
 
 # sd_bundle EXAMPLE [JQ_FILTER...]: the example with cgroupsPath
@@ -180,6 +181,26 @@ assert_scope_gone() {
   [ "$(v .oom_killed)" = false ]
   [ "$(v .reason)" = Exited ]
   assert_scope_gone
+}
+
+@test "no cgroupsPath: the scope is shim-ID.scope in system.slice (runc's default is system.slice:runc:ID)" {
+  local i
+  ID=sd-default
+  make_bundle sleeper
+  shim_sd create --bundle "$BUNDLE" "$ID"
+  systemctl show -p ActiveState -p Slice "shim-$ID.scope"
+  [ "$(systemctl show -p ActiveState --value "shim-$ID.scope")" = active ]
+  [ "$(systemctl show -p Slice --value "shim-$ID.scope")" = system.slice ]
+  [ -d "$CGROOT/system.slice/shim-$ID.scope" ]
+  [ ! -e "$CGROOT/shim/$ID" ]
+  shim_sd delete --force "$ID"
+  for i in $(seq 1 100); do
+    [ "$(systemctl show -p LoadState --value "shim-$ID.scope")" = not-found ] && break
+    sleep 0.1
+  done
+  [ "$(systemctl show -p LoadState --value "shim-$ID.scope")" = not-found ]
+  [ ! -e "$CGROOT/system.slice/shim-$ID.scope" ]
+  [ ! -e "$S/$ID" ]
 }
 
 @test "exec joins the scope" {
