@@ -21,6 +21,15 @@ setup() {
 	: >"$TLOG"
 }
 
+teardown() {
+	# A test that failed half-way leaves its container: not for the next one
+	# to trip over (a passing test deleted it, and checked that it could).
+	if [ -d "$STATE/$ID" ]; then
+		ct_cleanup
+	fi
+	shim_teardown
+}
+
 # tlog_mount [SOURCE]: the mount kubelet asks for (the host file $TLOG).
 tlog_mount() {
 	add_mount /dev/termination-log bind "${1:-$TLOG}" rbind rprivate rw
@@ -101,7 +110,7 @@ lines() {
 	assert_contains "$(cat "$TLOG")" "container $ID was OOM-killed: it hit its 32 MiB memory limit"
 	# Neither state nor delete (which write it too) adds a second line.
 	wait_no_tagged
-	assert_eq "$(ct_field '.annotations["io.github.shim.reason"]')" OOMKilled
+	assert_eq "$(ct_field 'annotations["io.github.shim.reason"]')" OOMKilled
 	run --separate-stderr shim delete "$ID"
 	assert_status 0
 	assert_eq "$(lines "$TLOG")" 1
