@@ -104,7 +104,8 @@ lines() {
 	wait_file "$TLOG"
 	wait_status stopped
 	assert_eq "$(lines "$TLOG")" 1
-	assert_contains "$(cat "$TLOG")" "container $ID was OOM-killed: it hit its 32 MiB memory limit"
+	assert_contains "$(cat "$TLOG")" "container $ID was OOM-killed"
+	assert_contains "$(cat "$TLOG")" ": it hit its 32 MiB memory limit"
 	# Neither state nor delete (which write it too) adds a second line.
 	wait_no_tagged
 	assert_eq "$(ct_field 'annotations["io.github.shim.reason"]')" OOMKilled
