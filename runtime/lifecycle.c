@@ -209,9 +209,15 @@ mark_termination_log (int dirfd, const struct shim_config *cfg, const struct shi
   cleanup_close int fd = -1;
   shim_error_t tmp = NULL;
 
-  if ((cfg == NULL && lifecycle_saved_config (dirfd, st, false, &saved, &tmp) < 0)
-      || verdict_mark_termination_log (fd = lifecycle_termination_log_open (cfg ? cfg : saved), v, &tmp) < 0)
-    log_msg (LOG_WARNING, "container %s: %s: %s", st->id, TERMINATION_LOG, tmp->msg);
+  if (cfg == NULL && lifecycle_saved_config (dirfd, st, false, &saved, &tmp) < 0)
+    shim_error_prefix (&tmp, "termination-log");
+  else
+    {
+      fd = lifecycle_termination_log_open (cfg ? cfg : saved);
+      verdict_mark_termination_log (fd, v, &tmp);
+    }
+  if (tmp)
+    log_msg (LOG_WARNING, "container %s: %s", st->id, tmp->msg);
   shim_error_release (&tmp);
 }
 
