@@ -18,10 +18,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
   require_cgroup2_memory
-  if [ "$(ps -p 1 -o comm=)" != systemd ]; then
-    echo "systemd is not PID 1: run through tests/vm/run -s" >&2
-    return 1
-  fi
+  require_systemd_pid1
   S=$BATS_TEST_TMPDIR/state
   ID=$CONTAINER_ID
 }
@@ -43,19 +40,9 @@ scope_prop() {
   systemctl show -p "$2" --value "cri-containerd-$1.scope"
 }
 
-# The scope unit of container $1 is gone (systemd unloads an inactive
-# transient unit a moment after its stop: bounded wait), with its cgroup.
+# The scope of container $1 is gone: its unit and its cgroup.
 scope_gone() {
-  local i
-  for i in $(seq 1 100); do
-    [ "$(scope_prop "$1" LoadState)" = not-found ] && break
-    sleep 0.1
-  done
-  [ "$(scope_prop "$1" LoadState)" = not-found ] || {
-    echo "unit cri-containerd-$1.scope still loaded: $(scope_prop "$1" ActiveState)" >&2
-    return 1
-  }
-  [ -z "$(find "$CGROOT" -name "cri-containerd-$1.scope")" ]
+  wait_unit_gone "cri-containerd-$1.scope" && [ -z "$(find "$CGROOT" -name "cri-containerd-$1.scope")" ]
 }
 
 @test "CRI shape: the pod's scopes under its kubepods slice, memhog OOMKilled, the termination-log holds the verdict, nothing left" {
