@@ -15,7 +15,6 @@ load lifecycle_helpers
 
 setup() {
 	shim_setup
-	BG_PIDS=()
 	require_cgroup_v1_memory
 	TLOG=$T/termination-log
 	: >"$TLOG"
