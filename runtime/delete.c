@@ -88,7 +88,7 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
   if (!r.st.foreground)
     {
       lifecycle_verdict (r.dirfd, &r.st, &r.cg, &v, &tmp);
-      lifecycle_mark_oom (&r.st, &v);
+      lifecycle_mark_oom (r.dirfd, NULL, &r.st, &v);
       if (verdict_to_json (&v, &vjson, &tmp) == 0)
         log_msg (LOG_INFO, "container %s: %s; verdict %s", id, v.message, vjson);
       shim_error_release (&tmp);

@@ -312,11 +312,15 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
     {
       cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       cleanup_close int ino = -1;
+      /* Opened now, on the host side, for the watcher to write in when it
+       * sees the OOM kill. */
+      cleanup_close int tlog = lifecycle_termination_log_open (cfg);
       struct watcher_policy p = { .id = l->st.id,
                                   .memory_limit_enforced = l->cg.memory_limit_enforced,
                                   .dirfd = l->dirfd,
                                   .name = STATE_RECORD,
                                   .bundle_fd = bfd,
+                                  .termination_log_fd = tlog,
                                   .lock_fd = -1,
                                   .stop = state_file_deleted,
                                   .init_pidfd = l->proc.pidfd };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -138,14 +139,15 @@ lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *
   return 0;
 }
 
-void
-lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v)
+/* podman's <bundle>/oom. */
+static void
+mark_bundle (const struct shim_state *st, const struct verdict *v)
 {
   cleanup_close int bfd = -1;
   shim_error_t tmp = NULL;
   int saved;
 
-  if (v->oom_killed != VERDICT_TRUE || st->bundle == NULL)
+  if (st->bundle == NULL)
     return;
   bfd = open (st->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   saved = errno;
@@ -154,6 +156,78 @@ lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v)
   if (bfd < 0 || tmp)
     log_msg (LOG_WARNING, "container %s: create `%s/oom` for podman: %s", st->id, st->bundle, strerror (saved));
   shim_error_release (&tmp);
+}
+
+int
+lifecycle_termination_log_open (const struct shim_config *cfg)
+{
+  const struct shim_mount *m = NULL;
+  cleanup_free char *rel = NULL;
+  cleanup_close int path_fd = -1;
+  const char *src;
+  char self[64];
+  struct stat sb;
+  size_t i;
+
+  /* The last one: it is mounted over any earlier one. */
+  for (i = 0; i < cfg->n_mounts; i++)
+    if (cfg->mounts[i].is_bind && cfg->mounts[i].source
+        && strcmp (cfg->mounts[i].destination, TERMINATION_LOG) == 0)
+      m = &cfg->mounts[i];
+  if (m == NULL)
+    return -1;
+  /* A relative source is the bundle's, as for the mount itself. */
+  src = m->source;
+  if (src[0] != '/')
+    {
+      if (asprintf (&rel, "%s/%s", cfg->bundle, src) < 0)
+        return -1;
+      src = rel;
+    }
+  /* A host path from config.json, looked at before it is opened for
+   * writing: O_PATH opens nothing (a fifo or a device would be), and with
+   * O_NOFOLLOW a symlink is the link itself, not a regular file. */
+  path_fd = open (src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (path_fd < 0 || fstat (path_fd, &sb) < 0 || !S_ISREG (sb.st_mode))
+    {
+      log_msg (LOG_DEBUG, "%s: `%s` is not a regular file: left alone", TERMINATION_LOG, src);
+      return -1;
+    }
+  /* The same inode reopened, not the path again.  O_NONBLOCK: a lease on
+   * the file (the workload may own it) would make open wait 45 s
+   * (lease-break-time); with it, open fails and the file is left alone. */
+  snprintf (self, sizeof (self), "/proc/self/fd/%d", path_fd);
+  return open (self, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+/* Kubernetes' termination-log, from CFG or the config saved at create. */
+static void
+mark_termination_log (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
+                      const struct verdict *v)
+{
+  cleanup_config struct shim_config *saved = NULL;
+  cleanup_close int fd = -1;
+  shim_error_t tmp = NULL;
+
+  if (cfg == NULL && lifecycle_saved_config (dirfd, st, false, &saved, &tmp) < 0)
+    shim_error_prefix (&tmp, "termination-log");
+  else
+    {
+      fd = lifecycle_termination_log_open (cfg ? cfg : saved);
+      verdict_mark_termination_log (fd, v, &tmp);
+    }
+  if (tmp)
+    log_msg (LOG_WARNING, "container %s: %s", st->id, tmp->msg);
+  shim_error_release (&tmp);
+}
+
+void
+lifecycle_mark_oom (int dirfd, const struct shim_config *cfg, const struct shim_state *st, const struct verdict *v)
+{
+  if (v->oom_killed != VERDICT_TRUE)
+    return;
+  mark_bundle (st, v);
+  mark_termination_log (dirfd, cfg, st, v);
 }
 
 int

@@ -45,9 +45,21 @@ void lifecycle_signals (int dirfd, bool lock, struct verdict_sources *src);
 int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
                        shim_error_t *err);
 
-/* podman 4 reads <bundle>/oom for State.OOMKilled: created when, and only
- * when, the container's own cgroup had the OOM kill. */
-void lifecycle_mark_oom (const struct shim_state *st, const struct verdict *v);
+/* What an OOM kill leaves in files, when, and only when, the container's
+ * own cgroup had it: podman 4 reads <bundle>/oom for State.OOMKilled;
+ * Kubernetes shows the termination-log's text (written if the workload
+ * left it empty: verdict_mark_termination_log).  CFG is the container's
+ * config, or NULL for the one saved at create in the state dir DIRFD. */
+void lifecycle_mark_oom (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
+                         const struct verdict *v);
+
+/* Where Kubernetes mounts the file whose text it shows as the container's
+ * termination message (the mount's source is a host file kubelet made). */
+#define TERMINATION_LOG "/dev/termination-log"
+/* That source, open for writing (O_APPEND, O_CLOEXEC) when the config has
+ * the mount and its source is a regular file, not a symlink; else -1 (a
+ * missing source is no error: there is nothing to write to). */
+int lifecycle_termination_log_open (const struct shim_config *cfg);
 
 /* --console-socket: connected, for the pty master. */
 int lifecycle_connect_console (const char *path, shim_error_t *err);

@@ -50,7 +50,7 @@ stopped_state_json (struct container_ref *r, char **out, shim_error_t *err)
   lifecycle_verdict (r->dirfd, &r->st, &r->cg, &v, err);
   /* podman reads <bundle>/oom when it learns of the exit, and asks for the
    * state first: the marker is certain to be there by then. */
-  lifecycle_mark_oom (&r->st, &v);
+  lifecycle_mark_oom (r->dirfd, NULL, &r->st, &v);
   return lifecycle_state_json (&r->st, STATUS_STOPPED, &v, out, err);
 }
 

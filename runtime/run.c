@@ -127,7 +127,7 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
       *exit_code = supervise_exit_code (status);
       if (ro->on_verdict)
         ro->on_verdict (&v, *exit_code, ro->opaque);
-      lifecycle_mark_oom (&l->st, &v);
+      lifecycle_mark_oom (l->dirfd, l->cfg, &l->st, &v);
     }
   /* Without a pid namespace init's children outlive it; cgroup.kill
    * reaches them all, even those that left the process group. */

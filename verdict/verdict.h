@@ -5,7 +5,7 @@
  * and `shim-oom-hook` call this; it is the only copy of the rules.
  * rules.c decides, witness.c weighs the kernel log with the counters,
  * text.c words it (message, hint, sizes), json.c writes it, mark.c creates
- * podman's marker from it.
+ * podman's marker and writes Kubernetes' termination-log from it.
  *
  * Counters are deltas final - baseline of C's memory.events.local ("local")
  * and memory.events ("tree").  A kill belongs to the container when
@@ -341,6 +341,15 @@ const char *verdict_reason_name (enum verdict_reason r);
  * true): 1 created (or already there), 0 not an OOM kill, -1 error. */
 #define VERDICT_OOM_MARKER "oom"
 int verdict_mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err);
+
+/* Kubernetes' termination-log (the source of the `/dev/termination-log`
+ * mount), so that `kubectl describe pod` shows the verdict next to its own
+ * OOMKilled: when V says the container was OOM-killed and FD (open for
+ * writing on the host side, by the runtime; -1: none) is a regular file
+ * the workload left empty, V's message is written to it as one line.  A
+ * file that is not empty (the workload's own message, or ours already) is
+ * left as it is.  1 written, 0 nothing to do, -1 error. */
+int verdict_mark_termination_log (int fd, const struct verdict *v, shim_error_t *err);
 
 /* bytes -> "512 B", "64 MiB", "1.5 GiB": one decimal at most, dropped when
  * it is 0. */

@@ -131,14 +131,17 @@ mark_if_oom (struct watch *x, bool ended)
   shim_error_t tmp = NULL;
   struct verdict v;
 
-  if (x->p->bundle_fd < 0 || x->marked)
+  if ((x->p->bundle_fd < 0 && x->p->termination_log_fd <= 0) || x->marked)
     return;
   r = as_record (x, ended);
   verdict_input_init (&s, x->p->id, x->p->memory_limit_enforced);
   verdict_input_record (&s, &r, NULL);
   verdict_input_compute (&s, &v);
-  if (verdict_mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
+  if (x->p->bundle_fd >= 0 && verdict_mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
     x->marked = true;
+  /* Kubernetes' termination-log with it (written once, if left empty). */
+  if (x->p->termination_log_fd > 0)
+    verdict_mark_termination_log (x->p->termination_log_fd, &v, &tmp);
   shim_error_release (&tmp);
 }
 
@@ -652,7 +655,7 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
     {
       int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
                      w->m.cgroup_fd, w->m.memory_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
-                     p->stop_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
+                     p->stop_fd,     p->termination_log_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
                      w->v1_counters.failcnt, w->v1_counters.max_usage, w->m.freezer_fd };
       become_detached (keep, sizeof keep / sizeof keep[0]);
       (void) !write (ready_w, "1", 1);

@@ -105,6 +105,10 @@ struct watcher_policy
   /* podman's <bundle>/oom, created (verdict_mark_oom) the moment the
    * counters prove the container itself was OOM-killed; -1: none. */
   int bundle_fd;
+  /* Kubernetes' termination-log, written (verdict_mark_termination_log)
+   * at the same moment; 0 (left out) or -1: none (the watcher's fds 0-2
+   * are /dev/null). */
+  int termination_log_fd;
   /* Held open by the watcher until it has written its last record (the
    * hook's flock'ed watcher.lock); -1: none. */
   int lock_fd;

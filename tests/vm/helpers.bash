@@ -87,3 +87,21 @@ wait_stopped() {
   echo "container $ID never stopped: $(state_field .status)" >&2
   return 1
 }
+
+# require_systemd_pid1: the tests of the VM's systemd mode fail (on purpose,
+# not skip) anywhere else.
+require_systemd_pid1() {
+  [ "$(ps -p 1 -o comm=)" = systemd ] || { echo "systemd is not PID 1: run through tests/vm/run -s" >&2; return 1; }
+}
+
+# wait_unit_gone UNIT: until systemd has unloaded UNIT (an inactive
+# transient unit goes a moment after its stop), bounded; fails if it has not.
+wait_unit_gone() {
+  local i
+  for i in $(seq 1 100); do
+    [ "$(systemctl show -p LoadState --value "$1")" = not-found ] && return 0
+    sleep 0.1
+  done
+  echo "unit $1 still loaded: $(systemctl show -p ActiveState --value "$1")" >&2
+  return 1
+}
