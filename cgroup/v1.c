@@ -404,7 +404,7 @@ record_depths (const struct cgroup_spec *spec, struct cgroup *cg, shim_error_t *
     return 0;
   for (size_t i = 0; i < cg->v1->n; i++)
     {
-      const struct cgroup_v1_dir *h = &cg->v1->h[i];
+      struct cgroup_v1_dir *h = &cg->v1->h[i];
       char *line;
       if (h->created >= cg->created_depth)
         continue;
@@ -412,6 +412,7 @@ record_depths (const struct cgroup_spec *spec, struct cgroup *cg, shim_error_t *
         return shim_error_errno (err, "cgroup v1");
       free (cg->v1_paths);
       cg->v1_paths = line;
+      h->created_saved = true;
     }
   return 0;
 }
@@ -751,9 +752,11 @@ v1_destroy (struct cgroup *cg, shim_error_t *err)
       struct cgroup_v1_dir *h = &cg->v1->h[i];
       if (h->dirfd < 0)
         continue;
-      /* What this hierarchy had made (v1_open): never a parent that was
-       * there before, unless it is the shared /shim (record_depths). */
-      if (cgroup_remove_path (h->mountfd, h->ctrls, hpath (cg, h), h->created, err) < 0)
+      /* What this hierarchy made where record_depths kept it, never a
+       * parent that was there before; else created_depth: the shared /shim
+       * is removed by the last container to go, whoever made it. */
+      if (cgroup_remove_path (h->mountfd, h->ctrls, hpath (cg, h), h->created_saved ? h->created : cg->created_depth,
+                              err) < 0)
         return -1;
       close (h->dirfd);
       h->dirfd = -1;

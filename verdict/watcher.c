@@ -131,16 +131,19 @@ mark_if_oom (struct watch *x, bool ended)
   shim_error_t tmp = NULL;
   struct verdict v;
 
-  if ((x->p->bundle_fd < 0 && x->p->termination_log_fd <= 0) || x->marked)
+  if ((x->p->bundle_fd < 0 || x->marked) && (x->p->termination_log_fd <= 0 || !ended))
     return;
   r = as_record (x, ended);
   verdict_input_init (&s, x->p->id, x->p->memory_limit_enforced);
   verdict_input_record (&s, &r, NULL);
   verdict_input_compute (&s, &v);
-  if (x->p->bundle_fd >= 0 && verdict_mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
+  if (x->p->bundle_fd >= 0 && !x->marked && verdict_mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
     x->marked = true;
-  /* Kubernetes' termination-log with it (written once, if left empty). */
-  if (x->p->termination_log_fd > 0)
+  /* Kubernetes' termination-log (written once, if left empty) only from
+   * the end's record: kubelet reads it a relist after the exit, and the
+   * message is then whole (an early one, from the counters alone, could
+   * not yet say whose limit ran out on cgroup v1). */
+  if (x->p->termination_log_fd > 0 && ended)
     verdict_mark_termination_log (x->p->termination_log_fd, &v, &tmp);
   shim_error_release (&tmp);
 }
