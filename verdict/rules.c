@@ -614,6 +614,11 @@ verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdic
       v->reason = VERDICT_EXITED;
       v->have_exit_code = true;
       v->exit_code = WEXITSTATUS (in->status);
+      /* init exited before the runtime's emulated group kill came (on v1
+       * a child's OOM kill wakes a waiting init at once): the group was
+       * not killed, init was not in it. */
+      if (v->oom.group_kill_by == VERDICT_GROUP_BY_RUNTIME)
+        v->oom.group_kill_by = VERDICT_GROUP_BY_NONE;
       if (ev->known)
         v->oom_killed = VERDICT_FALSE;
       else
