@@ -132,6 +132,35 @@ kill_counted (const struct monitor *m, const struct cg_snapshot *s)
          && s->events_local.oom_kill > m->baseline.events_local.oom_kill;
 }
 
+/* On a hybrid host the emulation first freezes the container through the
+ * unified cgroup (cgroup v2's freezer: a frozen task still dies of
+ * SIGKILL), the moment the eventfd fires, before the snapshot: a shell
+ * waiting for the child the kernel is about to kill wakes as soon as it
+ * dies, and exited 0 before the runtime's kill came (measured on this
+ * host: `sh -c 'memhog & wait; exit 0'`, Exited 0 where cgroup v2 gives
+ * 137).  Thawed again once the rest is killed, or when nothing was. */
+static bool
+freeze_first (struct monitor *m)
+{
+  shim_error_t tmp = NULL;
+
+  if (!m->emulate_oom_group || m->group_killed || m->cgroup_fd < 0)
+    return false;
+  if (util_write_file_at (m->cgroup_fd, "cgroup.freeze", "1", 1, &tmp) == 0)
+    return true;
+  log_error_release (&tmp);
+  return false;
+}
+
+static void
+thaw (struct monitor *m)
+{
+  shim_error_t tmp = NULL;
+
+  if (util_write_file_at (m->cgroup_fd, "cgroup.freeze", "0", 1, &tmp) < 0)
+    log_error_release (&tmp);
+}
+
 /* memory.oom.group emulated (monitor_emulate_oom_group): S, and OOM
  * (memory.oom_control), were read after the eventfd fired. */
 static void
@@ -178,7 +207,7 @@ monitor_update (struct monitor *m, shim_error_t *err)
   struct cgroup_v1_oom oom = { 0 };
   char ack[512];
   uint64_t count;
-  bool notified = false;
+  bool notified = false, froze;
 
   if (m->memory_fd < 0)
     return 0;
@@ -192,10 +221,17 @@ monitor_update (struct monitor *m, shim_error_t *err)
    * the caller again. */
   if (!m->v1 && m->events_fd >= 0 && pread (m->events_fd, ack, sizeof ack, 0) < 0 && errno == ENODEV)
     return shim_error_plain (err, ENOENT, "the cgroup was removed");
+  froze = notified && freeze_first (m);
   if (snapshot (m, &s, &oom, err) < 0)
-    return -1;
+    {
+      if (froze)
+        thaw (m);
+      return -1;
+    }
   if (notified)
     emulate_oom_group (m, &s, &oom);
+  if (froze)
+    thaw (m);
   /* Files of a removed cgroup read as absent (ENOENT): that is no evidence,
    * and must not replace the last real snapshot. */
   if (m->have_baseline && (s.have & m->baseline.have) != m->baseline.have)

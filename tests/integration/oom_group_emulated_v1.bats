@@ -40,11 +40,11 @@ state_verdict() {
 }
 
 # wait_oom_kill: until the container's v1 memory cgroup counts an OOM kill
-# (bounded).
+# (bounded).  The directory may not be there yet: start_bg returns at once.
 wait_oom_kill() {
 	local d
-	d=$(cgroup_v1_dir memory)
-	timeout 20 sh -c 'until [ "$(awk "\$1 == \"oom_kill\" { print \$2 }" "$1/memory.oom_control")" -ge 1 ] 2>/dev/null; do sleep 0.05; done' _ "$d"
+	d=$(cgroup_v1_mount memory)/shim/$ID
+	timeout 20 sh -c 'until [ "$(awk "\$1 == \"oom_kill\" { print \$2 }" "$1/memory.oom_control" 2>/dev/null)" -ge 1 ] 2>/dev/null; do sleep 0.05; done' _ "$d"
 }
 
 # create_under_subreaper: as in verdict_v1_host.bats (the watcher learns
@@ -71,6 +71,18 @@ wait_recorded() {
 	assert_eq "$(verdict_field .oom.group_kill_by)" '"runtime"'
 	assert_eq "$(verdict_field '.oom.victims[0].command')" '"memhog"'
 	assert_contains "$(verdict_field .message)" "$EMULATED"
+}
+
+@test "run, v1: a shell waiting for the child the kernel kills is taken too, before it can exit 0" {
+	# The runtime freezes the container when the OOM eventfd fires, before
+	# the kill: without that, the shell woke at its child's death and
+	# exited 0 first (4 runs in 6 here), where cgroup v2 gives 137.
+	cfg '.process.args = ["sh", "-c", "memhog -n 100 & wait; echo init survived; exit 0"]'
+	run_shim --json
+	assert_status 137
+	assert_not_contains "$output" "init survived"
+	assert_eq "$(verdict_field .reason)" '"OOMKilled"'
+	assert_eq "$(verdict_field .oom.group_kill_by)" '"runtime"'
 }
 
 @test "run, v1, unified memory.oom.group 0: init survives its child's OOM kill; killed later it is Killed" {
