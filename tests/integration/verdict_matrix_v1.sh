@@ -130,7 +130,7 @@ case_def child "a child allocates past the limit, init waits" memhog fg "" \
   "$(argv_filter /bin/sh -c '/bin/memhog -s 8 & wait; echo init survived')"
 case_def child-nogroup "memory.oom.group 0 in unified; a child allocates past the limit, init exits 0 (oom_verdict.bats)" \
   memhog fg allow \
-  "unified (cgroup v2 files) cannot be enforced on v1: shim and runc refuse it by name; shim --allow-unenforced-limits runs without it, as v1 would anyway (no group kill)" \
+  "shim takes unified memory.oom.group 0 on v1 as the switch that turns its group-kill emulation off (no other unified key); runc refuses unified on v1 by name" \
   "$oom_group_0" "$(argv_filter /bin/sh -c '/bin/memhog -s 8; echo "child status $?"; exit 0')"
 case_def nested-limit "init moves into a nested v1 memory cgroup with its own 16 MiB limit and allocates" memhog fg "" "" \
   "$memcg_bind" "$(argv_filter /bin/sh -c "$nested_prologue
