@@ -152,13 +152,13 @@ daemon_stop() {
   rm -f "$f"
 }
 
-# containerd_start: containerd 1.6 with config/containerd/config.toml (the
-# runtime "shim" for CRI, BinaryName substituted, made the default), a tmpfs on
-# /var/lib/containerd, state in /run/containerd.
+# containerd_start [SED_ARG...]: containerd 1.6 with config/containerd/config.toml (the
+# runtime "shim" for CRI, BinaryName substituted, made the default; SED_ARGs
+# edit the copy further), a tmpfs on /var/lib/containerd, state in /run/containerd.
 containerd_start() {
   mkdir -p "$ENGINE_DIR/containerd"
   export CONTAINERD_CONFIG=$ENGINE_DIR/containerd/config.toml
-  sed -e "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" -e 's|# default_runtime_name|default_runtime_name|' \
+  sed -e "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" -e 's|# default_runtime_name|default_runtime_name|' "$@" \
     "$ROOT_DIR/config/containerd/config.toml" >"$CONTAINERD_CONFIG"
   engine_tmpfs /var/lib/containerd
   daemon_start containerd "$ENGINE_DIR/containerd.log" \
@@ -215,13 +215,14 @@ containerd_stop() {
   done
 }
 
-# dockerd_start: dockerd 20.10 with config/docker/daemon.json (the runtime
-# "shim", path substituted) as --config-file, on our containerd, a tmpfs on
-# /var/lib/docker, vfs, no iptables, no bridge.
+# dockerd_start [JQ_FILTER]: dockerd 20.10 with config/docker/daemon.json (the runtime
+# "shim", path substituted; JQ_FILTER edits the copy further) as --config-file,
+# on our containerd, a tmpfs on /var/lib/docker, vfs, no iptables, no bridge.
 dockerd_start() {
   mkdir -p "$ENGINE_DIR/docker"
   export DOCKERD_CONFIG=$ENGINE_DIR/docker/daemon.json
-  jq --arg rt "$ENGINE_RUNTIME" '.runtimes.shim.path = $rt' "$ROOT_DIR/config/docker/daemon.json" >"$DOCKERD_CONFIG"
+  jq --arg rt "$ENGINE_RUNTIME" ".runtimes.shim.path = \$rt | ${1:-.}" "$ROOT_DIR/config/docker/daemon.json" \
+    >"$DOCKERD_CONFIG"
   engine_tmpfs /var/lib/docker
   daemon_start dockerd "$ENGINE_DIR/dockerd.log" \
     dockerd --config-file "$DOCKERD_CONFIG" --debug \
