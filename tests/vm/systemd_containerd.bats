@@ -163,7 +163,8 @@ prop() {
   grep -F '/tasks/exit {"container_id":"svc","id":"svc"' "$EVENTS" | grep -F '"exit_status":137'
   run C tasks delete svc
   echo "ctr tasks delete: status $status, $output"
-  [ "$status" -eq 0 ] || [ "$status" -eq 137 ]
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"task svc exit with non-zero exit code 137"* ]]
   run C containers delete svc
   [ "$status" -eq 0 ]
   assert_no_runtime_state "$SHIM_ROOT" svc
@@ -182,7 +183,8 @@ prop() {
   [ "$(shim_verdict victim .oom_killed)" = false ]
   run C tasks delete victim
   echo "ctr tasks delete: status $status, $output"
-  [ "$status" -eq 0 ] || [ "$status" -eq 137 ]
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"task victim exit with non-zero exit code 137"* ]]
   engine_wait_for_text "$EVENTS" '/tasks/delete {"container_id":"victim"'
   grep -F '/tasks/exit {"container_id":"victim","id":"victim"' "$EVENTS" | grep -F '"exit_status":137'
   run grep -F '/tasks/oom {"container_id":"victim"' "$EVENTS"
@@ -198,7 +200,8 @@ prop() {
   [ "$(shim_verdict hog .oom_killed)" = true ]
   run C tasks delete hog
   echo "ctr tasks delete: status $status, $output"
-  [ "$status" -eq 0 ] || [ "$status" -eq 137 ]
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"task hog exit with non-zero exit code 137"* ]]
   engine_wait_for_text "$EVENTS" '/tasks/oom {"container_id":"hog"}'
   grep -F '/tasks/exit {"container_id":"hog","id":"hog"' "$EVENTS" | grep -F '"exit_status":137'
 }
