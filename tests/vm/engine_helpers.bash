@@ -171,6 +171,37 @@ C() {
   ctr --address "$CONTAINERD_SOCK" --namespace shimtest "$@"
 }
 
+# containerd_events_start: from setup: every event of every namespace from
+# now on in $EVENTS ($BATS_TEST_TMPDIR/events), by `ctr events` ($EVENTS_PID).
+# The subscription is live once an event published after it shows up:
+# namespaces created until one is seen (an event published before the
+# subscription is not replayed).
+containerd_events_start() {
+  EVENTS=$BATS_TEST_TMPDIR/events
+  ctr --address "$CONTAINERD_SOCK" events >"$EVENTS" 2>&1 3>&- &
+  EVENTS_PID=$!
+  local i mark
+  for i in $(seq 1 30); do
+    mark=mark-$BATS_TEST_NUMBER-$i
+    ctr --address "$CONTAINERD_SOCK" namespaces create "$mark"
+    ctr --address "$CONTAINERD_SOCK" namespaces remove "$mark"
+    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
+    sleep 1
+    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
+  done
+  echo "ctr events never showed a mark: $(cat "$EVENTS")" >&2
+  return 1
+}
+
+# containerd_events_stop: from teardown: the subscription ended, what it
+# saw shown.
+containerd_events_stop() {
+  kill "$EVENTS_PID" 2>/dev/null || true
+  wait "$EVENTS_PID" 2>/dev/null || true
+  echo "--- ctr events:" >&2
+  cat "$EVENTS" >&2
+}
+
 # containerd_rm_containers NS: every task killed and deleted, every
 # container removed.
 containerd_rm_containers() {
@@ -298,6 +329,24 @@ engine_assert_clean() {
     bad=1
   fi
   return $bad
+}
+
+# engine_scopes_gone SLICE GLOB: no scope unit matching GLOB loaded
+# (systemd unloads a stopped transient unit a moment after its stop), and
+# no cgroup of one under SLICE; fails naming what is left.
+engine_scopes_gone() {
+  local slice=$1 glob=$2 out _
+  for _ in $(seq 1 100); do
+    out=$(systemctl list-units --type scope --all --plain --no-legend --no-pager "$glob")
+    [ -z "$out" ] && break
+    sleep 0.1
+  done
+  if [ -n "$out" ]; then
+    echo "scopes left behind: $out" >&2
+    return 1
+  fi
+  out=$(find "$CGROOT/$slice" -maxdepth 1 -name "$glob")
+  [ -z "$out" ] || { echo "scope cgroups left behind: $out" >&2; return 1; }
 }
 
 # assert_no_runtime_state ROOT ID...: after the engine removed containers

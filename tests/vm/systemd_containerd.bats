@@ -31,30 +31,12 @@ teardown_file() {
 }
 
 setup() {
-  EVENTS=$BATS_TEST_TMPDIR/events
-  # Every event from now on, until teardown; live once an event published
-  # after the subscription shows up (as in engine_containerd.bats).
-  ctr --address "$CONTAINERD_SOCK" events >"$EVENTS" 2>&1 3>&- &
-  EVENTS_PID=$!
-  local i mark
-  for i in $(seq 1 30); do
-    mark=mark-$BATS_TEST_NUMBER-$i
-    ctr --address "$CONTAINERD_SOCK" namespaces create "$mark"
-    ctr --address "$CONTAINERD_SOCK" namespaces remove "$mark"
-    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
-    sleep 1
-    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
-  done
-  echo "ctr events never showed a mark: $(cat "$EVENTS")" >&2
-  return 1
+  containerd_events_start
 }
 
 # Nothing left: containers, shim's state, the scopes and their cgroups.
 teardown() {
-  kill "$EVENTS_PID" 2>/dev/null || true
-  wait "$EVENTS_PID" 2>/dev/null || true
-  echo "--- ctr events:" >&2
-  cat "$EVENTS" >&2
+  containerd_events_stop
   local ids
   ids=$(C containers ls -q)
   containerd_rm_containers shimtest
@@ -63,21 +45,8 @@ teardown() {
   scopes_gone
 }
 
-# scopes_gone: no shimtest-*.scope unit loaded (systemd unloads a stopped
-# transient unit a moment after), no cgroup of one.
 scopes_gone() {
-  local i out
-  for i in $(seq 1 100); do
-    out=$(systemctl list-units --type scope --all --plain --no-legend --no-pager 'shimtest-*')
-    [ -z "$out" ] && break
-    sleep 0.1
-  done
-  if [ -n "$out" ]; then
-    echo "scopes left behind: $out" >&2
-    return 1
-  fi
-  out=$(find "$CGROOT/system.slice" -maxdepth 1 -name 'shimtest-*')
-  [ -z "$out" ] || { echo "scope cgroups left behind: $out" >&2; return 1; }
+  engine_scopes_gone system.slice 'shimtest-*.scope'
 }
 
 # sdrun ID [CTR_RUN_OPTION...] -- CMD...: ctr run of the image as ID through
@@ -191,17 +160,24 @@ prop() {
   [ "$status" -eq 1 ]
 }
 
-@test "ctr run --runc-systemd-cgroup: a memory hog is exit 137 with /tasks/oom, shim's verdict oom_killed true" {
+# containerd's /tasks/oom is shown, not checked: measured, it came (before
+# the exit) in 3 runs of 3, but it is the runc v2 shim's read of the
+# scope's memory.events, racing systemd's removal of the emptied scope,
+# and Docker, which takes its OOMKilled from it, said false once in 3
+# (systemd_docker.bats).
+@test "ctr run --runc-systemd-cgroup: a memory hog is exit 137, shim's verdict OOMKilled; containerd's /tasks/oom shown" {
   run sdrun hog -d --memory-limit 67108864 -- /bin/memhog -s 8 -n 256
   [ "$status" -eq 0 ]
   wait_stopped hog
   "$ENGINE_RUNTIME" --root "$SHIM_ROOT" state hog | jq -c .annotations
   echo "shim says: $(shim_verdict hog '{reason, oom_killed, killed_by, witnesses}')"
+  [ "$(shim_verdict hog .reason)" = '"OOMKilled"' ]
   [ "$(shim_verdict hog .oom_killed)" = true ]
   run C tasks delete hog
   echo "ctr tasks delete: status $status, $output"
   [ "$status" -eq 0 ]
   [[ "$output" == *"task hog exit with non-zero exit code 137"* ]]
-  engine_wait_for_text "$EVENTS" '/tasks/oom {"container_id":"hog"}'
+  engine_wait_for_text "$EVENTS" '/tasks/delete {"container_id":"hog"'
+  echo "containerd says: $(grep -F -c '/tasks/oom {"container_id":"hog"}' "$EVENTS") /tasks/oom event(s)"
   grep -F '/tasks/exit {"container_id":"hog","id":"hog"' "$EVENTS" | grep -F '"exit_status":137'
 }

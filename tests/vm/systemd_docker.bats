@@ -10,7 +10,7 @@
 # State.OOMKilled (from containerd's /tasks/oom); shim's is its verdict,
 # which dockerd never reads and which goes with the state at `delete`: the
 # runtime here is a wrapper that saves `state ID` just before each
-# `delete ID` (keeper_state).
+# `delete ID` (keeper_verdict).
 
 load helpers
 load engine_helpers
@@ -55,23 +55,13 @@ teardown_file() {
 
 # Nothing left: containers, shim's state, the scopes and their cgroups.
 teardown() {
-  local ids i out
+  local ids
   ids=$(D ps -aq --no-trunc)
   # shellcheck disable=SC2086
   [ -z "$ids" ] || D rm --force $ids >/dev/null 2>&1 || true
   # shellcheck disable=SC2086
   assert_no_runtime_state /run/docker/runtime-runc/moby $ids
-  for i in $(seq 1 100); do
-    out=$(systemctl list-units --type scope --all --plain --no-legend --no-pager 'docker-*')
-    [ -z "$out" ] && break
-    sleep 0.1
-  done
-  if [ -n "$out" ]; then
-    echo "scopes left behind: $out" >&2
-    return 1
-  fi
-  out=$(find "$CGROOT/system.slice" -maxdepth 1 -name 'docker-*.scope')
-  [ -z "$out" ] || { echo "scope cgroups left behind: $out" >&2; return 1; }
+  engine_scopes_gone system.slice 'docker-*.scope'
 }
 
 # apparmor=unconfined: under systemd the VM has securityfs, so dockerd sees
@@ -131,18 +121,26 @@ keeper_verdict() {
   assert_no_runtime_state /run/docker/runtime-runc/moby "$id"
 }
 
-@test "docker --cgroup-driver systemd: a memory hog: OOMKilled and exit code, and shim's verdict" {
+# Docker's OOMKilled is shown, not checked: measured, "true 137" in 2 runs
+# of 3 and "false 137" in the third, for the same kernel OOM kill that shim
+# counted.  Docker 20.10 takes OOMKilled from containerd's /tasks/oom, which
+# the runc v2 shim publishes when it reads the scope's memory.events;
+# systemd removes the scope's cgroup the moment the group kill empties it.  `docker events` below says whether
+# the oom event came at all.
+@test "docker --cgroup-driver systemd: a memory hog is exit code 137, shim's verdict OOMKilled; Docker's OOMKilled shown" {
+  local since id
+  since=$(date +%s)
   run drun --name hog --memory 64m --memory-swap 64m "$ENGINE_IMAGE" /bin/memhog -s 8 -n 256
   echo "$output"
   [ "$status" -eq 137 ]
-  local id
   id=$(D inspect -f '{{.Id}}' hog)
   grep -F "$id" "$KEEP/calls.log"
+  echo "docker events: $(D events --since "$since" --until "$(date +%s)" --filter "container=$id" --format '{{.Action}}' | paste -sd ' ')"
+  echo "docker inspect: $(D inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' hog)"
   echo "shim says: $(keeper_verdict "$id" '{reason, oom_killed, killed_by, witnesses}')"
-  run D inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' hog
-  echo "docker inspect: $output"
+  [ "$(D inspect -f '{{.State.ExitCode}}' hog)" = 137 ]
+  [ "$(keeper_verdict "$id" .reason)" = '"OOMKilled"' ]
   [ "$(keeper_verdict "$id" .oom_killed)" = true ]
-  [ "$output" = "true 137" ]
 }
 
 @test "docker --cgroup-driver systemd: docker kill -s KILL is OOMKilled=false, exit code 137" {
