@@ -121,13 +121,13 @@ keeper_verdict() {
   assert_no_runtime_state /run/docker/runtime-runc/moby "$id"
 }
 
-# Docker's OOMKilled is shown, not checked: measured, "true 137" in 2 runs
-# of 3 and "false 137" in the third, for the same kernel OOM kill that shim
-# counted.  Docker 20.10 takes OOMKilled from containerd's /tasks/oom, which
-# the runc v2 shim publishes when it reads the scope's memory.events;
-# systemd removes the scope's cgroup the moment the group kill empties it.  `docker events` below says whether
-# the oom event came at all.
-@test "docker --cgroup-driver systemd: a memory hog is exit code 137, shim's verdict OOMKilled; Docker's OOMKilled shown" {
+# Docker's OOMKilled is shown, not checked: measured, "true 137" in 4 runs
+# of 5 and "false 137" in one, for a kernel OOM kill that shim counted.
+# Docker 20.10 takes OOMKilled from containerd's /tasks/oom, which the
+# runc v2 shim publishes when it reads the scope's memory.events; systemd
+# removes the scope's cgroup the moment the group kill empties it.
+# `docker events` below says whether the oom event came at all.
+@test "docker --cgroup-driver systemd: a memory hog is exit code 137, shim's verdict OOMKilled or not known, never false; Docker's OOMKilled shown" {
   local since id
   since=$(date +%s)
   run drun --name hog --memory 64m --memory-swap 64m "$ENGINE_IMAGE" /bin/memhog -s 8 -n 256
@@ -139,8 +139,16 @@ keeper_verdict() {
   echo "docker inspect: $(D inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' hog)"
   echo "shim says: $(keeper_verdict "$id" '{reason, oom_killed, killed_by, witnesses}')"
   [ "$(D inspect -f '{{.State.ExitCode}}' hog)" = 137 ]
-  [ "$(keeper_verdict "$id" .reason)" = '"OOMKilled"' ]
-  [ "$(keeper_verdict "$id" .oom_killed)" = true ]
+  # OOMKilled, or (as in systemd_scope.bats: systemd removed the scope
+  # before the last read of its counters; measured once in 4 runs here)
+  # not known, from the kernel log.  Never false.
+  if [ "$(keeper_verdict "$id" .reason)" = '"OOMKilled"' ]; then
+    [ "$(keeper_verdict "$id" .oom_killed)" = true ]
+  else
+    keeper_verdict "$id" .message
+    [ "$(keeper_verdict "$id" .oom_killed)" = null ]
+    [[ "$(keeper_verdict "$id" .message)" == *"the kernel log reports 1 OOM kill"*"by its own limit"* ]]
+  fi
 }
 
 @test "docker --cgroup-driver systemd: docker kill -s KILL is OOMKilled=false, exit code 137" {
