@@ -31,31 +31,11 @@ teardown_file() {
 
 setup() {
   require_cgroup2_memory
-  EVENTS=$BATS_TEST_TMPDIR/events
-  # Every event of every namespace, from now on, until teardown.
-  ctr --address "$CONTAINERD_SOCK" events >"$EVENTS" 2>&1 3>&- &
-  EVENTS_PID=$!
-  # The subscription is live once an event published after it shows up:
-  # namespaces created until one is seen (an event published before the
-  # subscription is not replayed).
-  local i mark
-  for i in $(seq 1 30); do
-    mark=mark-$BATS_TEST_NUMBER-$i
-    ctr --address "$CONTAINERD_SOCK" namespaces create "$mark"
-    ctr --address "$CONTAINERD_SOCK" namespaces remove "$mark"
-    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
-    sleep 1
-    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
-  done
-  echo "ctr events never showed a mark: $(cat "$EVENTS")" >&2
-  return 1
+  containerd_events_start
 }
 
 teardown() {
-  kill "$EVENTS_PID" 2>/dev/null || true
-  wait "$EVENTS_PID" 2>/dev/null || true
-  echo "--- ctr events:" >&2
-  cat "$EVENTS" >&2
+  containerd_events_stop
   local ids
   ids=$(C containers ls -q)
   containerd_rm_containers shimtest

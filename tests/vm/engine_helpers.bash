@@ -152,13 +152,13 @@ daemon_stop() {
   rm -f "$f"
 }
 
-# containerd_start: containerd 1.6 with config/containerd/config.toml (the
-# runtime "shim" for CRI, BinaryName substituted, made the default), a tmpfs on
-# /var/lib/containerd, state in /run/containerd.
+# containerd_start [SED_ARG...]: containerd 1.6 with config/containerd/config.toml (the
+# runtime "shim" for CRI, BinaryName substituted, made the default; SED_ARGs
+# edit the copy further), a tmpfs on /var/lib/containerd, state in /run/containerd.
 containerd_start() {
   mkdir -p "$ENGINE_DIR/containerd"
   export CONTAINERD_CONFIG=$ENGINE_DIR/containerd/config.toml
-  sed -e "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" -e 's|# default_runtime_name|default_runtime_name|' \
+  sed -e "s|/usr/local/bin/shim|$ENGINE_RUNTIME|" -e 's|# default_runtime_name|default_runtime_name|' "$@" \
     "$ROOT_DIR/config/containerd/config.toml" >"$CONTAINERD_CONFIG"
   engine_tmpfs /var/lib/containerd
   daemon_start containerd "$ENGINE_DIR/containerd.log" \
@@ -169,6 +169,37 @@ containerd_start() {
 # C ARGS...: ctr on that containerd, namespace "shimtest".
 C() {
   ctr --address "$CONTAINERD_SOCK" --namespace shimtest "$@"
+}
+
+# containerd_events_start: from setup: every event of every namespace from
+# now on in $EVENTS ($BATS_TEST_TMPDIR/events), by `ctr events` ($EVENTS_PID).
+# The subscription is live once an event published after it shows up:
+# namespaces created until one is seen (an event published before the
+# subscription is not replayed).
+containerd_events_start() {
+  EVENTS=$BATS_TEST_TMPDIR/events
+  ctr --address "$CONTAINERD_SOCK" events >"$EVENTS" 2>&1 3>&- &
+  EVENTS_PID=$!
+  local i mark
+  for i in $(seq 1 30); do
+    mark=mark-$BATS_TEST_NUMBER-$i
+    ctr --address "$CONTAINERD_SOCK" namespaces create "$mark"
+    ctr --address "$CONTAINERD_SOCK" namespaces remove "$mark"
+    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
+    sleep 1
+    grep -qF "\"name\":\"$mark\"" "$EVENTS" && return 0
+  done
+  echo "ctr events never showed a mark: $(cat "$EVENTS")" >&2
+  return 1
+}
+
+# containerd_events_stop: from teardown: the subscription ended, what it
+# saw shown.
+containerd_events_stop() {
+  kill "$EVENTS_PID" 2>/dev/null || true
+  wait "$EVENTS_PID" 2>/dev/null || true
+  echo "--- ctr events:" >&2
+  cat "$EVENTS" >&2
 }
 
 # containerd_rm_containers NS: every task killed and deleted, every
@@ -215,13 +246,14 @@ containerd_stop() {
   done
 }
 
-# dockerd_start: dockerd 20.10 with config/docker/daemon.json (the runtime
-# "shim", path substituted) as --config-file, on our containerd, a tmpfs on
-# /var/lib/docker, vfs, no iptables, no bridge.
+# dockerd_start [JQ_FILTER]: dockerd 20.10 with config/docker/daemon.json (the runtime
+# "shim", path substituted; JQ_FILTER edits the copy further) as --config-file,
+# on our containerd, a tmpfs on /var/lib/docker, vfs, no iptables, no bridge.
 dockerd_start() {
   mkdir -p "$ENGINE_DIR/docker"
   export DOCKERD_CONFIG=$ENGINE_DIR/docker/daemon.json
-  jq --arg rt "$ENGINE_RUNTIME" '.runtimes.shim.path = $rt' "$ROOT_DIR/config/docker/daemon.json" >"$DOCKERD_CONFIG"
+  jq --arg rt "$ENGINE_RUNTIME" ".runtimes.shim.path = \$rt | ${1:-.}" "$ROOT_DIR/config/docker/daemon.json" \
+    >"$DOCKERD_CONFIG"
   engine_tmpfs /var/lib/docker
   daemon_start dockerd "$ENGINE_DIR/dockerd.log" \
     dockerd --config-file "$DOCKERD_CONFIG" --debug \
@@ -297,6 +329,24 @@ engine_assert_clean() {
     bad=1
   fi
   return $bad
+}
+
+# engine_scopes_gone SLICE GLOB: no scope unit matching GLOB loaded
+# (systemd unloads a stopped transient unit a moment after its stop), and
+# no cgroup of one under SLICE; fails naming what is left.
+engine_scopes_gone() {
+  local slice=$1 glob=$2 out _
+  for _ in $(seq 1 100); do
+    out=$(systemctl list-units --type scope --all --plain --no-legend --no-pager "$glob")
+    [ -z "$out" ] && break
+    sleep 0.1
+  done
+  if [ -n "$out" ]; then
+    echo "scopes left behind: $out" >&2
+    return 1
+  fi
+  out=$(find "$CGROOT/$slice" -maxdepth 1 -name "$glob")
+  [ -z "$out" ] || { echo "scope cgroups left behind: $out" >&2; return 1; }
 }
 
 # assert_no_runtime_state ROOT ID...: after the engine removed containers
