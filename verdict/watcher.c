@@ -305,8 +305,12 @@ quick_mark (struct watch *x)
   struct pollfd p = { .fd = m->events_fd, .events = POLLPRI };
   const struct cg_memory_events *local = &m->last.events_local;
 
-  /* cgroup v1 has no group kill to wait for. */
-  if (x->p->bundle_fd < 0 || x->marked || !m->have_last || m->v1
+  /* cgroup v1 has no group kill to wait for.  Also once marked
+   * (mark_early): the record needs the group kill too,
+   * and runc removes the cgroup right after it reaps init (measured on
+   * 6.12: a hog's record kept oom_group_kill 0 from a read made between
+   * the two counts). */
+  if (!m->have_last || m->v1
       || local->oom_kill <= m->baseline.events_local.oom_kill
       || local->oom_group_kill > m->baseline.events_local.oom_group_kill)
     return;
