@@ -651,7 +651,20 @@ security_state_release (struct security_state *st)
 
 /* ---- the sealed copy of the binary ---- */
 
-#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+/* F_SEAL_FUTURE_WRITE (Linux 5.1) refuses every write, ftruncate and
+ * writable mapping from then on, which is all the copy needs: nothing has
+ * it mapped.  F_SEAL_WRITE would also wait for pages still referenced, and
+ * the kernel gives up on that wait with EBUSY after ~150 ms or at once when
+ * a signal is pending (mm/memfd.c, memfd_wait_for_pins): pages sendfile just
+ * wrote can still sit in another CPU's LRU batch, so it failed at random
+ * under load.  Kernels before 5.1 get F_SEAL_WRITE. */
+#define SEALS_BASE (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW)
+
+static int
+sealed (int seals)
+{
+  return seals >= 0 && (seals & SEALS_BASE) == SEALS_BASE && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) != 0;
+}
 
 /* The bytes of the ELF file the kernel and ld.so read: up to the end of the
  * last PT_LOAD segment.  The debug sections and the section headers after
@@ -690,7 +703,7 @@ security_run_sealed_copy (char **argv, shim_error_t *err)
   if (exe < 0)
     return shim_error_errno (err, "open /proc/self/exe");
   seals = fcntl (exe, F_GET_SEALS);
-  if (seals >= 0 && (seals & SEALS) == SEALS)
+  if (sealed (seals))
     return 0;
   if (fstat (exe, &st) < 0)
     return shim_error_errno (err, "stat /proc/self/exe");
@@ -708,8 +721,9 @@ security_run_sealed_copy (char **argv, shim_error_t *err)
       if (n <= 0)
         return shim_error_errno (err, "copy the runtime into its sealed memfd");
     }
-  if (fcntl (copy, F_ADD_SEALS, SEALS) < 0)
-    return shim_error_errno (err, "seal the runtime's memfd copy");
+  if (fcntl (copy, F_ADD_SEALS, SEALS_BASE | F_SEAL_FUTURE_WRITE) < 0
+      && (errno != EINVAL || fcntl (copy, F_ADD_SEALS, SEALS_BASE | F_SEAL_WRITE) < 0))
+    return shim_error_errno (err, "seal the runtime's memfd copy (F_ADD_SEALS)");
   /* Close-on-exec is fine for an ELF binary: the kernel has it open by the
    * time it closes the fds. */
   syscall (SYS_execveat, copy, "", argv, environ, AT_EMPTY_PATH);

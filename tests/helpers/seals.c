@@ -25,7 +25,8 @@ main (int argc, char **argv)
       puts ("none");
       return 0;
     }
-  printf ("%s%s%s%s\n", s & F_SEAL_SEAL ? "seal " : "", s & F_SEAL_SHRINK ? "shrink " : "",
-          s & F_SEAL_GROW ? "grow " : "", s & F_SEAL_WRITE ? "write" : "");
+  printf ("%s%s%s%s%s\n", s & F_SEAL_SEAL ? "seal " : "", s & F_SEAL_SHRINK ? "shrink " : "",
+          s & F_SEAL_GROW ? "grow " : "", s & F_SEAL_WRITE ? "write " : "",
+          s & F_SEAL_FUTURE_WRITE ? "future_write" : "");
   return 0;
 }
