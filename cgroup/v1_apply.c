@@ -195,6 +195,26 @@ apply_cpuset (int fd, const struct cgroup_resources *r, shim_error_t *err)
   return 0;
 }
 
+/* The file a blkio weight goes to: CFQ's name if the kernel has it, else
+ * BFQ's, as runc's blkio.go.  Neither exists when the disk's scheduler is
+ * neither (mq-deadline, none, kyber) or CFQ is gone (Linux 5.0) and BFQ is
+ * not loaded: then no weight can be applied, and the error says so once
+ * rather than naming whichever file was tried last. */
+static int
+weight_file (int fd, const char *cfq, const char *bfq, const char *json_path, const char **file, shim_error_t *err)
+{
+  if (faccessat (fd, cfq, F_OK, 0) == 0)
+    *file = cfq;
+  else if (faccessat (fd, bfq, F_OK, 0) == 0)
+    *file = bfq;
+  else
+    return shim_error_plain (err, ENOTSUP,
+                             "%s: this kernel or disk has no I/O weight support: the blkio cgroup has neither `%s` "
+                             "(CFQ) nor `%s` (BFQ); weights need the BFQ I/O scheduler",
+                             json_path, cfq, bfq);
+  return 0;
+}
+
 /* blkio.weight_device and the four blkio.throttle.* files: one
  * "MAJ:MIN VALUE" line per write, as runc's blkio.go. */
 static int
@@ -221,11 +241,11 @@ apply_blkio_devices (int fd, const struct cgroup_resources *r, shim_error_t *err
       const struct cgroup_blkio_device *d = &r->blkio_devices[i];
       const char *file = files[d->kind];
       char buf[80], jp[64];
-      /* As blkio.weight: BFQ names it blkio.bfq.weight_device. */
-      if (d->kind == CGROUP_BLKIO_WEIGHT && faccessat (fd, "blkio.weight_device", F_OK, 0) < 0)
-        file = "blkio.bfq.weight_device";
       snprintf (buf, sizeof buf, "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor, d->value);
       snprintf (jp, sizeof jp, "linux.resources.blockIO.%s", keys[d->kind]);
+      if (d->kind == CGROUP_BLKIO_WEIGHT
+          && weight_file (fd, "blkio.weight_device", "blkio.bfq.weight_device", jp, &file, err) < 0)
+        return -1;
       if (write_knob (fd, file, buf, jp, err) < 0)
         return -1;
     }
@@ -235,11 +255,13 @@ apply_blkio_devices (int fd, const struct cgroup_resources *r, shim_error_t *err
 static int
 apply_blkio (int fd, const struct cgroup_resources *r, shim_error_t *err)
 {
+  static const char jp[] = "linux.resources.blockIO.weight";
+  const char *file = NULL;
   char buf[16];
-  /* blkio.weight is CFQ's; with BFQ the kernel names it blkio.bfq.weight. */
-  const char *file = faccessat (fd, "blkio.weight", F_OK, 0) == 0 ? "blkio.weight" : "blkio.bfq.weight";
   snprintf (buf, sizeof buf, "%u", (unsigned) r->blkio_weight);
-  if (r->has_blkio_weight && write_knob (fd, file, buf, "linux.resources.blockIO.weight", err) < 0)
+  if (r->has_blkio_weight
+      && (weight_file (fd, "blkio.weight", "blkio.bfq.weight", jp, &file, err) < 0
+          || write_knob (fd, file, buf, jp, err) < 0))
     return -1;
   return apply_blkio_devices (fd, r, err);
 }

@@ -98,6 +98,27 @@ write_knob (int dirfd, const char *file, const char *value, const char *json_pat
   return 0;
 }
 
+/* Where a blockIO weight goes on v2: io.weight (blk-iocost, in its 1..10000
+ * scale, as runc converts it) or, without it, BFQ's io.bfq.weight (blkio's
+ * own 10..1000).  A kernel with neither cannot weigh I/O at all: one
+ * sentence naming both files rather than ENOENT for one of them. */
+static int
+io_weight_file (int fd, const char *json_path, bool *bfq, shim_error_t *err)
+{
+  *bfq = false;
+  if (faccessat (fd, "io.weight", F_OK, 0) == 0)
+    return 0;
+  if (faccessat (fd, "io.bfq.weight", F_OK, 0) == 0)
+    {
+      *bfq = true;
+      return 0;
+    }
+  return shim_error_plain (err, ENOTSUP,
+                           "%s: this kernel or disk has no I/O weight support: the cgroup has neither `io.weight` "
+                           "(iocost) nor `io.bfq.weight` (BFQ)",
+                           json_path);
+}
+
 static bool
 has_unified (const struct cgroup_resources *r, const char *key)
 {
@@ -132,15 +153,21 @@ apply_v1_only (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_er
   for (i = 0; (ctrls & CGROUP_CTRL_IO) && i < r->n_blkio_devices; i++)
     {
       const struct cgroup_blkio_device *d = &r->blkio_devices[i];
-      /* io.weight is 1..10000, blkio's weight 10..1000. */
+      const char *file = "io.max";
+      bool bfq = false;
+      snprintf (jp, sizeof (jp), "linux.resources.blockIO.%s", json_keys[d->kind]);
+      if (d->kind == CGROUP_BLKIO_WEIGHT && io_weight_file (fd, jp, &bfq, err) < 0)
+        return -1;
       if (d->kind == CGROUP_BLKIO_WEIGHT)
-        snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor,
-                  cgroup_blkio_weight_to_io (d->value));
+        {
+          file = bfq ? "io.bfq.weight" : "io.weight";
+          snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %" PRIu64, d->major, d->minor,
+                    bfq ? d->value : cgroup_blkio_weight_to_io (d->value));
+        }
       else
         snprintf (buf, sizeof (buf), "%" PRId64 ":%" PRId64 " %s=%" PRIu64, d->major, d->minor, io_keys[d->kind],
                   d->value);
-      snprintf (jp, sizeof (jp), "linux.resources.blockIO.%s", json_keys[d->kind]);
-      if (write_knob (fd, d->kind == CGROUP_BLKIO_WEIGHT ? "io.weight" : "io.max", buf, jp, err) < 0)
+      if (write_knob (fd, file, buf, jp, err) < 0)
         return -1;
     }
   for (i = 0; (ctrls & CGROUP_CTRL_HUGETLB) && i < r->n_hugepages; i++)
@@ -233,8 +260,13 @@ apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_
     return -1;
   if ((ctrls & CGROUP_CTRL_IO) && r->has_blkio_weight)
     {
-      snprintf (buf, sizeof (buf), "default %" PRIu64, cgroup_blkio_weight_to_io (r->blkio_weight));
-      if (write_knob (fd, "io.weight", buf, "linux.resources.blockIO.weight", err) < 0)
+      static const char jp[] = "linux.resources.blockIO.weight";
+      bool bfq;
+      if (io_weight_file (fd, jp, &bfq, err) < 0)
+        return -1;
+      snprintf (buf, sizeof (buf), "default %" PRIu64,
+                bfq ? (uint64_t) r->blkio_weight : cgroup_blkio_weight_to_io (r->blkio_weight));
+      if (write_knob (fd, bfq ? "io.bfq.weight" : "io.weight", buf, jp, err) < 0)
         return -1;
     }
   if (apply_v1_only (fd, r, ctrls, err) < 0)

@@ -222,7 +222,13 @@ parse_res_blkio (struct config_ctx *c, yajl_val v, const char *path, void *targe
       if (!known)
         {
           cleanup_free char *p = config_path_key (path, v->u.object.keys[i]);
-          config_warn (c, p, "not applied yet");
+          /* blkio.leaf_weight was CFQ's, which Linux 5.0 removed; BFQ and
+           * cgroup v2 have no leaf weight. */
+          config_warn (c, p,
+                       strcmp (v->u.object.keys[i], "leafWeight") == 0
+                           ? "not applied: no I/O scheduler since Linux 5.0 has a leaf weight (blkio.leaf_weight "
+                             "was CFQ's)"
+                           : "not applied yet");
         }
     }
   return 0;
