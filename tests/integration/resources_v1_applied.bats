@@ -120,7 +120,15 @@ root_dev() {
 	assert_contains "$stderr" "linux.resources.hugepageLimits[0].pageSize: \`3MB\`: this kernel has no such huge page size"
 }
 
+# require_rt_group_sched: skip where the kernel has no real-time group
+# scheduling (CONFIG_RT_GROUP_SCHED): its cpu hierarchy has no cpu.rt_*.
+require_rt_group_sched() {
+	[ -e "$(cgroup_v1_mount cpu)/cpu.rt_runtime_us" ] ||
+		skip "this kernel has no cpu.rt_runtime_us (CONFIG_RT_GROUP_SCHED is off)"
+}
+
 @test "cpu.realtimePeriod and realtimeRuntime 0: cpu.rt_period_us and cpu.rt_runtime_us" {
+	require_rt_group_sched
 	cfg '.linux.resources.cpu = {realtimePeriod: 500000, realtimeRuntime: 0}'
 	sh_cmd 'exec sleep 1000'
 	ct_up
@@ -132,6 +140,7 @@ root_dev() {
 }
 
 @test "cpu.realtimeRuntime beyond the parent's budget: the kernel's refusal names the file and the JSON path" {
+	require_rt_group_sched
 	# /shim, made by shim, has no real-time budget (0): no child can have one.
 	cfg '.linux.resources.cpu = {realtimePeriod: 500000, realtimeRuntime: 10000}'
 	set_args /bin/true
@@ -207,6 +216,7 @@ weight_applied() {
 }
 
 @test "update: --cpu-rt-period and --cpu-rt-runtime (runc's flags), and the throttles through --resources" {
+	require_rt_group_sched
 	local dev maj min d
 	dev=$(root_dev)
 	maj=${dev%:*} min=${dev#*:}
