@@ -15,11 +15,21 @@
 #   .cache/<pkg>/kernel-version    e.g. 6.1.0-57-amd64
 #   .cache/<pkg>/lib/modules/<ver>/modules.dep  (busybox depmod) so that the
 #                                  guest can load any module of the package
+#                                  (usr/lib/modules/<ver>/ for Debian 13's
+#                                  merged-/usr packages)
+#   .cache/apt-trixie/             private apt state (sources.list, lists,
+#                                  cache) for Debian 13 kernels, see below
 #
 # KERNEL_PKG defaults to the package linux-image-amd64 depends on (the
 # current Debian 12 6.1 kernel). Another one can be named, e.g.
 # linux-image-6.12.NN+deb12-amd64 (its modules are .ko.xz: decompressed here),
 # or a meta-package such as linux-image-6.12-amd64 (resolved with apt-cache).
+# A Debian 13 kernel (a name with "+deb13", e.g.
+# linux-image-6.18.15+deb13-amd64 from trixie-backports; or any name that
+# the host's bookworm index does not have, even after the host's apt-get
+# update) is fetched with a private sources.list naming trixie and
+# trixie-backports on the host's Debian mirror, and private lists: the
+# host's apt configuration and lists are not touched for it.
 #
 # Idempotent: every step is skipped when its output already exists and is
 # newer than its inputs. The last line printed on stdout is the absolute path
@@ -99,15 +109,115 @@ first_match() {
 	[ -e "$1" ] && printf '%s\n' "$1"
 	return 0
 }
+
+# Debian 13 (trixie) kernels: a private apt state under .cache/apt-trixie/
+# (sources.list, lists/, cache/, apt.conf), passed on each apt-get/apt-cache
+# command line, so that the host's /etc/apt and /var/lib/apt/lists stay as
+# they are. The suites trixie and trixie-backports (main), on the mirror the
+# host's own debian.sources names, signed by debian-archive-keyring (bookworm's
+# package already holds trixie's keys).
+tapt=$cache/apt-trixie
+# The host's Debian mirror: the first URI of the deb822 stanza of
+# /etc/apt/sources.list.d/debian.sources whose suites include a release
+# codename (bookworm, not bookworm-security), else of a one-line
+# "deb URI bookworm ..." of /etc/apt/sources.list.
+debian_mirror() {
+	local f=/etc/apt/sources.list.d/debian.sources uri=
+	[ -r "$f" ] && uri=$(awk '
+		function flush() {
+			if (types ~ /(^| )deb( |$)/ && enabled != "no" && uris != "" \
+				&& suites ~ /(^| )[a-z]+( |$)/ && !found) {
+				split(uris, u, " "); print u[1]; found = 1
+			}
+			types = uris = suites = enabled = ""
+		}
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		{
+			k = tolower($1); $1 = ""; sub(/^ +/, "")
+			if (k == "types:") types = $0
+			else if (k == "uris:") uris = $0
+			else if (k == "suites:") suites = $0
+			else if (k == "enabled:") enabled = tolower($0)
+		}
+		END { flush() }' "$f")
+	if [ -z "$uri" ] && [ -r /etc/apt/sources.list ]; then
+		uri=$(sed -n 's/^deb[ \t]\+\(\[[^]]*\][ \t]\+\)\?\([a-z]\+:[^ \t]*\)[ \t]\+[a-z]\+[ \t].*/\2/p' \
+			/etc/apt/sources.list | head -n1)
+	fi
+	printf '%s\n' "${uri%/}"
+}
+tapt_opts=(
+	-c "$tapt/apt.conf"
+	-o "Dir::Etc::sourcelist=$tapt/sources.list"
+	-o Dir::Etc::sourceparts=/nonexistent
+	-o "Dir::State::Lists=$tapt/lists"
+	-o "Dir::Cache=$tapt/cache"
+	-o Acquire::Languages=none
+)
+# tapt_setup: write the private sources.list and apt.conf; a change of the
+# mirror drops the private lists.
+tapt_setup() {
+	local uri key=/usr/share/keyrings/debian-archive-keyring.gpg
+	uri=$(debian_mirror)
+	[ -n "$uri" ] || die "no Debian mirror URI in /etc/apt/sources.list.d/debian.sources"
+	[ -r "$key" ] || die "no $key: apt-get install debian-archive-keyring"
+	mkdir -p "$tapt/lists/partial" "$tapt/cache/archives/partial"
+	printf 'deb [signed-by=%s] %s %s main\n' \
+		"$key" "$uri" trixie "$key" "$uri" trixie-backports >"$tapt/sources.list.new"
+	if cmp -s "$tapt/sources.list.new" "$tapt/sources.list"; then
+		rm -f "$tapt/sources.list.new"
+	else
+		mv "$tapt/sources.list.new" "$tapt/sources.list"
+		rm -rf "$tapt/lists"
+		mkdir -p "$tapt/lists/partial"
+	fi
+	# The host's apt.conf.d hooks (appstream, PackageKit) are for its own
+	# lists: none runs after the private update.
+	cat >"$tapt/apt.conf" <<-'EOF'
+	#clear APT::Update::Pre-Invoke;
+	#clear APT::Update::Post-Invoke;
+	#clear APT::Update::Post-Invoke-Success;
+	EOF
+}
+tapt_update() {
+	log "apt-get update of the private trixie lists ($tapt)"
+	apt-get "${tapt_opts[@]}" update -q >&2 \
+		|| die "apt-get update of trixie failed (sources: $tapt/sources.list)"
+}
+# tapt_download PKG: into $cache, updating the private lists when they are
+# missing or do not know PKG.
+tapt_download() {
+	tapt_setup
+	if ! compgen -G "$tapt/lists/*_Packages*" >/dev/null; then
+		tapt_update
+	fi
+	(cd "$cache" && apt-get "${tapt_opts[@]}" download -q "$1" >&2) || {
+		tapt_update
+		(cd "$cache" && apt-get "${tapt_opts[@]}" download -q "$1" >&2)
+	}
+}
+
 deb=$(first_match "$cache/${pkg}"_*.deb)
 if [ -z "$deb" ]; then
-	log "downloading $pkg"
-	# apt-get download writes into the current directory. As root it warns
-	# that the _apt user cannot write there: harmless.
-	(cd "$cache" && apt-get download -q "$pkg" >&2) || {
-		apt-get update -q >&2
-		(cd "$cache" && apt-get download -q "$pkg" >&2)
-	}
+	case $pkg in
+	*+deb13*)
+		log "downloading $pkg (Debian 13: private trixie lists)"
+		tapt_download "$pkg" || die "$pkg is in neither trixie nor trixie-backports"
+		;;
+	*)
+		log "downloading $pkg"
+		# apt-get download writes into the current directory. As root it warns
+		# that the _apt user cannot write there: harmless.
+		(cd "$cache" && apt-get download -q "$pkg" >&2) || {
+			apt-get update -q >&2
+			(cd "$cache" && apt-get download -q "$pkg" >&2)
+		} || {
+			log "$pkg is not in the host's (bookworm) index: trying trixie"
+			tapt_download "$pkg" || die "no package $pkg in bookworm, trixie or trixie-backports"
+		}
+		;;
+	esac
 	deb=$(first_match "$cache/${pkg}"_*.deb)
 	[ -n "$deb" ] || die "apt-get download $pkg left no .deb in $cache"
 fi
@@ -120,18 +230,23 @@ if [ ! -e "$dir/.unpacked" ] || [ "$deb" -nt "$dir/.unpacked" ]; then
 	touch "$dir/.unpacked"
 fi
 
-kver=$(first_match "$dir"/lib/modules/*)
-kver=${kver##*/}
+# Debian 12's packages put the modules under lib/modules/<ver>, Debian 13's
+# (merged /usr) under usr/lib/modules/<ver>; the kernel is in boot/ on both.
+moddir=$(first_match "$dir"/lib/modules/*)
+[ -n "$moddir" ] || moddir=$(first_match "$dir"/usr/lib/modules/*)
+kver=${moddir##*/}
 if [ -z "$kver" ] || [ ! -f "$dir/boot/vmlinuz-$kver" ]; then
 	die "no kernel in $dir"
 fi
 echo "$kver" >"$dir/kernel-version"
-moddir=$dir/lib/modules/$kver
+# busybox depmod -b BASE works on BASE/lib/modules/<ver>: BASE is $dir or
+# $dir/usr.
+modbase=${moddir%/lib/modules/*}
 
 # The uncompressed vmlinux, booted through its PVH entry point (CONFIG_PVH=y
 # on Debian): measured, this saves 3 of the 7 s a boot takes, which TCG
-# spends decompressing the bzImage (xz on 6.1, zstd on 6.12). tests/vm/run
-# falls back to the bzImage when there is no vmlinux.
+# spends decompressing the bzImage (xz on 6.1, zstd on 6.12 and 6.18).
+# tests/vm/run falls back to the bzImage when there is no vmlinux.
 # Like the kernel's scripts/extract-vmlinux: try each compressed-stream magic
 # in the bzImage until one decompresses to an ELF file.
 extract_vmlinux() {
@@ -171,7 +286,7 @@ fi
 # install time. busybox depmod reads .ko.xz too (6.12: 11 s, once).
 if [ ! -e "$moddir/modules.dep" ]; then
 	log "depmod $kver"
-	/bin/busybox depmod -b "$dir" "$kver" || log "depmod failed (ignored)"
+	/bin/busybox depmod -b "$modbase" "$kver" || log "depmod failed (ignored)"
 fi
 
 # --- initramfs ----------------------------------------------------------------
