@@ -5,11 +5,17 @@
 # per kernel.  Every suite speaks TAP; the last line is the total.
 #   SHIM_TEST_SUITES="unit valgrind host asan fuzz vm" (default: all of them)
 #   SHIM_FUZZ_SECONDS: seconds per harness in the fuzz suite (10)
-#   SHIM_VM_KERNELS="6.1 6.12" (default: both): the kernels the vm suite
+#   SHIM_VM_KERNELS="6.1 6.12 6.18" (the default): the kernels the vm suite
 #     boots, each its own suite, "cgroup v2 VM (6.12)".  A word is a Debian 12
 #     kernel series (6.1: the one linux-image-amd64 depends on; 6.12:
-#     linux-image-6.12-amd64's) or a kernel package name (tests/vm/build.sh
-#     downloads whichever is named).
+#     linux-image-6.12-amd64's), 6.18 (Debian 13's trixie-backports kernel,
+#     the first here with PIDFD_INFO_EXIT) or a kernel package name
+#     (tests/vm/build.sh downloads whichever is named).
+#   SHIM_VM_VERDICT_ONLY="6.12" (the default): kernels that run only the
+#     verdict suites (VM_VERDICT_FILES below), not the engines, devices,
+#     resources, load and systemd suites: the oldest and the newest kernel
+#     run everything, the one between them what changes with the kernel's
+#     OOM accounting.  "" runs everything everywhere.
 set -u
 cd "$(dirname "$0")/.."
 suites=${SHIM_TEST_SUITES:-unit valgrind host asan fuzz vm}
@@ -21,6 +27,10 @@ status=0
 # tagged with the suite's name (the VM suite runs once per kernel: a
 # failure must say which), and the suite's own counts and duration.
 summary=()
+# The VM files whose outcome depends on how the kernel counts and reports
+# an OOM kill and a process's exit: what a middle kernel must still pass.
+VM_VERDICT_FILES="tests/vm/smoke.bats tests/vm/oom_verdict.bats tests/vm/oom_scopes.bats
+  tests/vm/verdict_witnesses.bats tests/vm/lifecycle_verdict.bats tests/vm/hook_runc_crun.bats"
 tap() {
   local name=$1; shift
   local out start rc p f sk
@@ -60,7 +70,7 @@ for s in $suites; do
       tap "unit $(basename "$t")" bash "$t"
     done ;;
   host)
-    tap "host integration" bats --tap tests/integration ;;
+    tap "host integration" bats --tap --timing tests/integration ;;
   valgrind)
     tap "unit tests under valgrind" tests/sanitize/run-valgrind.sh ;;
   asan)
@@ -68,19 +78,26 @@ for s in $suites; do
   fuzz)
     tap "fuzz harnesses" env FUZZ_SECONDS="${SHIM_FUZZ_SECONDS:-10}" tests/fuzz/run.sh ;;
   vm)
-    for k in ${SHIM_VM_KERNELS:-6.1 6.12}; do
+    for k in ${SHIM_VM_KERNELS-6.1 6.12 6.18}; do
       case $k in
       6.1) pkg=linux-image-amd64 ;;
+      6.18) pkg=linux-image-6.18.15+deb13-amd64 ;;
       [0-9]*.[0-9]*) pkg=linux-image-$k-amd64 ;;
       *) pkg=$k ;;
+      esac
+      case " ${SHIM_VM_VERDICT_ONLY-6.12} " in
+      *" $k "*)
+        tap "cgroup v2 VM, verdict suites ($k)" tests/vm/run -k "$pkg" -t 1800 -- \
+          bats --tap --timing $VM_VERDICT_FILES
+        continue ;;
       esac
       # -t: the whole suite on one kernel, 12-15 min under TCG on a loaded
       # 2-core host; the default 1200 s bound is too tight for it.
       # systemd_*.bats need systemd as PID 1: the VM's systemd mode (-s).
       tap "cgroup v2 VM ($k)" tests/vm/run -k "$pkg" -t 2700 -- \
-        bats --tap $(ls tests/vm/*.bats | grep -v '^tests/vm/systemd_')
+        bats --tap --timing $(ls tests/vm/*.bats | grep -v '^tests/vm/systemd_')
       tap "cgroup v2 VM, systemd as PID 1 ($k)" tests/vm/run -s -k "$pkg" -t 1200 -- \
-        bats --tap tests/vm/systemd_*.bats
+        bats --tap --timing tests/vm/systemd_*.bats
     done ;;
   esac
 done

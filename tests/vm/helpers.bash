@@ -44,6 +44,19 @@ v() {
   printf '%s' "$verdict" | jq -r "$1"
 }
 
+# kernel_keeps_exit_status: true on Linux 6.15 and later, where a pidfd
+# tells a reaped process's wait status to whoever holds it
+# (PIDFD_INFO_EXIT): a watcher that is not init's parent then knows it.
+# The suites assert one outcome per kernel on it.
+kernel_keeps_exit_status() {
+  local v major minor
+  v=$(uname -r)
+  major=${v%%.*}
+  minor=${v#*.}
+  minor=${minor%%[!0-9]*}
+  [ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 15 ]; }
+}
+
 require_cgroup2_memory() {
   [ "$(stat -f -c %T "$CGROOT")" = cgroup2fs ] || { echo "not a cgroup v2 host: run through tests/vm/run" >&2; return 1; }
   grep -qw memory "$CGROOT/cgroup.subtree_control" || { echo "memory controller not enabled at the root" >&2; return 1; }
