@@ -22,11 +22,11 @@ setup() {
 	ct_cleanup
 }
 
-@test "exec into a paused container is refused with 255" {
+@test "exec into a paused container is refused with 255, naming --ignore-paused" {
 	ct_up
 	shim pause "$ID"
 	run --separate-stderr shim exec "$ID" /bin/true
-	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused"
+	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused (use --ignore-paused to override)"
 	shim resume "$ID"
 	ct_cleanup
 }
