@@ -196,8 +196,8 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
     return -1;
   /* runc's words: scripts and engines look for the flag that overrides it. */
   if (r.status == STATUS_PAUSED && !o->ignore_paused)
-    return shim_error_plain (err, EINVAL, "cannot exec in container `%s`: it is paused (use --ignore-paused to override)",
-                             o->id);
+    return shim_error_plain (err, EINVAL,
+                             "cannot exec in container `%s`: it is paused (use --ignore-paused to override)", o->id);
   if (container_ref_need (&r, "exec in",
                              ST (STATUS_CREATED) | ST (STATUS_RUNNING) | (o->ignore_paused ? ST (STATUS_PAUSED) : 0),
                              err) < 0
