@@ -194,7 +194,9 @@ cmd_delete (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+fh", opts, NULL)) != -1)
+  /* Options anywhere, as runc's urfave/cli takes `delete ID --force`; a
+   * second id is refused, as runc does, rather than silently ignored. */
+  while ((c = getopt_long (argc, argv, "fh", opts, NULL)) != -1)
     switch (c)
       {
       case 'f': force = true; break;
@@ -203,5 +205,8 @@ cmd_delete (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
       }
   if (one_id ("delete", argc, argv, &id, err) < 0)
     return -1;
+  if (optind < argc)
+    return shim_error_plain (err, EINVAL, "delete: unexpected argument `%s`: it takes exactly one container id",
+                             argv[optind]);
   return runtime_delete (ctx, id, force, err);
 }
