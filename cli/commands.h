@@ -26,6 +26,12 @@ typedef int (*cli_handler) (const struct runtime_ctx *ctx, int argc, char **argv
  * first operand, CMD_HELP, or -1 with *err set (CMD names the command). */
 int cmd_help_only (const char *cmd, int argc, char **argv, shim_error_t *err);
 
+/* --preserve-fds N (runc's run, create, exec): ARG parsed into *N, then,
+ * once all options are parsed (so that --help still wins), fds 3 to 3+N-1
+ * checked to be open; CMD names the command in the error. */
+int cmd_parse_preserve_fds (const char *cmd, const char *arg, unsigned int *n, shim_error_t *err);
+int cmd_check_preserved_fds (const char *cmd, unsigned int n, shim_error_t *err);
+
 int cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_start (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
