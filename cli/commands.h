@@ -47,6 +47,9 @@ int cmd_resume (const struct runtime_ctx *ctx, int argc, char **argv, shim_error
 int cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_features (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
+/* runc's commands shim does not implement (checkpoint, restore): --help,
+ * or an error saying so; argv[0] is the command's name. */
+int cmd_unsupported (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 
 /* Each command's usage, next to its options (the table's usage column):
  * "usage: shim CMD ...\n\n", then a line per option with its meaning at
@@ -64,6 +67,8 @@ extern const char cmd_exec_usage[];
 extern const char cmd_pause_usage[];
 extern const char cmd_resume_usage[];
 extern const char cmd_update_usage[];
+extern const char cmd_checkpoint_usage[];
+extern const char cmd_restore_usage[];
 extern const char cmd_features_usage[];
 extern const char cmd_spec_usage[];
 
