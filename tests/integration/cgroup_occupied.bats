@@ -130,3 +130,18 @@ squat() {
 	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
 	[ ! -e "$STATE/$ID" ]
 }
+
+@test "run under a v1 freezer parent left FROZEN: refused too, the child removed" {
+	frozen_v1
+	rmdir "$FRZ"
+	FRZ=$(cgroup_v1_mount freezer)/shim/$ID-parent
+	mkdir -p "$FRZ"
+	echo FROZEN >"$FRZ/freezer.state"
+	cfg --arg p "/shim/$ID-parent/child" '.linux.cgroupsPath = $p'
+	set_args /bin/true
+	bounded run
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	[ ! -e "$FRZ/child" ]
+	[ ! -e "$CG/shim/$ID-parent/child" ]
+}
