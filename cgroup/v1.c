@@ -488,24 +488,6 @@ set_tracking_fds (struct cgroup *cg, shim_error_t *err)
   return 0;
 }
 
-/* A v1 freezer cgroup someone left FROZEN (or a frozen ancestor: the child
- * then reads FROZEN or FREEZING) would stop init before its first
- * instruction and leave create waiting on it: refuse it, as runc does. */
-static int
-refuse_frozen_v1 (const struct cgroup_v1_dir *h, const char *path, shim_error_t *err)
-{
-  cleanup_free char *state = NULL;
-
-  if (!list_has (h->ctrls, "freezer"))
-    return 0;
-  if (util_read_file_at (h->dirfd, "freezer.state", &state, NULL, err) < 0)
-    return shim_error_prefix (err, "cgroup `%s` in freezer", path);
-  if (strncmp (state, "THAWED", 6) != 0)
-    return shim_error_plain (err, EBUSY, "container's cgroup unexpectedly frozen (cgroup `%s` in freezer is %.*s)",
-                             path, (int) strcspn (state, "\n"), state);
-  return 0;
-}
-
 static int
 v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out, shim_error_t *err)
 {
@@ -523,8 +505,8 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
       struct cgroup_v1_dir *h = &out->v1->h[i];
       ret = make_path (h->mountfd, h->ctrls, hpath (out, h), list_has (h->ctrls, "cpuset"), &h->created, &h->dirfd,
                        err);
-      if (ret == 0)
-        ret = refuse_frozen_v1 (h, hpath (out, h), err);
+      if (ret == 0 && list_has (h->ctrls, "freezer"))
+        ret = cgroup_v1_refuse_frozen (h->dirfd, hpath (out, h), err);
       if (h->created > depth)
         depth = h->created;
     }
