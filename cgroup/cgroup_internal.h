@@ -154,5 +154,9 @@ int v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct 
  * task in until they are set: copy the parent's (PARENT_FD) into DIRFD's
  * where empty. */
 int v1_apply_cpuset_inherit (int parent_fd, int dirfd, shim_error_t *err);
+/* A v1 freezer cgroup (FREEZER_FD, at PATH) someone left FROZEN, or under a
+ * frozen parent (it then reads FROZEN or FREEZING), would stop init before
+ * its first instruction and leave create waiting: refused, as runc does. */
+int cgroup_v1_refuse_frozen (int freezer_fd, const char *path, shim_error_t *err);
 
 #endif

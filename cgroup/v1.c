@@ -505,6 +505,8 @@ v1_create (const struct cgroup_spec *spec, const char *path, struct cgroup *out,
       struct cgroup_v1_dir *h = &out->v1->h[i];
       ret = make_path (h->mountfd, h->ctrls, hpath (out, h), list_has (h->ctrls, "cpuset"), &h->created, &h->dirfd,
                        err);
+      if (ret == 0 && list_has (h->ctrls, "freezer"))
+        ret = cgroup_v1_refuse_frozen (h->dirfd, hpath (out, h), err);
       if (h->created > depth)
         depth = h->created;
     }

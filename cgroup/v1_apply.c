@@ -19,6 +19,19 @@
 #include "common/util.h"
 
 int
+cgroup_v1_refuse_frozen (int freezer_fd, const char *path, shim_error_t *err)
+{
+  cleanup_free char *state = NULL;
+
+  if (util_read_file_at (freezer_fd, "freezer.state", &state, NULL, err) < 0)
+    return shim_error_prefix (err, "cgroup `%s` in freezer", path);
+  if (strncmp (state, "THAWED", 6) != 0)
+    return shim_error_plain (err, EBUSY, "container's cgroup unexpectedly frozen (cgroup `%s` in freezer is %.*s)",
+                             path, (int) strcspn (state, "\n"), state);
+  return 0;
+}
+
+int
 cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name)
 {
   size_t i, n = strlen (name);

@@ -59,17 +59,26 @@ add_gid (const char *s, gid_t **gids, size_t *n, shim_error_t *err)
   return 0;
 }
 
-/* --preserve-fds N: fds 3 to 3+N-1 must be open, or the process would
- * silently get none of them.  Checked once the options are parsed, so
- * that --help still wins. */
-static int
-check_preserved_fds (unsigned int n, shim_error_t *err)
+int
+cmd_parse_preserve_fds (const char *cmd, const char *arg, unsigned int *n, shim_error_t *err)
+{
+  uint64_t v;
+
+  if (util_parse_u64 (arg, &v) < 0 || v > 1024)
+    return shim_error_plain (err, EINVAL, "%s: --preserve-fds `%s`: a number of fds", cmd, arg);
+  *n = (unsigned int) v;
+  return 0;
+}
+
+/* Open, or the process would silently get none of them. */
+int
+cmd_check_preserved_fds (const char *cmd, unsigned int n, shim_error_t *err)
 {
   unsigned int i;
 
   for (i = 0; i < n; i++)
     if (fcntl ((int) (3 + i), F_GETFD) < 0)
-      return shim_error_errno (err, "exec: --preserve-fds %u: fd %u", n, 3 + i);
+      return shim_error_errno (err, "%s: --preserve-fds %u: fd %u", cmd, n, 3 + i);
   return 0;
 }
 
@@ -135,19 +144,15 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
         o.additional_gids = gids;
         break;
       case O_PRESERVE_FDS:
-        {
-          uint64_t v;
-          if (util_parse_u64 (optarg, &v) < 0 || v > 1024)
-            return shim_error_plain (err, EINVAL, "exec: --preserve-fds `%s`: a number of fds", optarg);
-          o.preserve_fds = (unsigned int) v;
-          break;
-        }
+        if (cmd_parse_preserve_fds ("exec", optarg, &o.preserve_fds, err) < 0)
+          return -1;
+        break;
       case O_CGROUP: o.cgroup = optarg; break;
       case O_IGNORED_ARG: break;
       case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "exec: unknown option `%s`", argv[optind - 1]);
       }
-  if (check_preserved_fds (o.preserve_fds, err) < 0)
+  if (cmd_check_preserved_fds ("exec", o.preserve_fds, err) < 0)
     return -1;
   if (optind >= argc)
     return shim_error_plain (err, EINVAL, "exec: a container id is required");

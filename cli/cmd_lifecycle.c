@@ -16,7 +16,7 @@ const char cmd_create_usage[] = "usage: shim create [options] ID\n"
                                 "      --console-socket SOCK      send the terminal's master there\n"
                                 "      --no-pivot                 chroot instead of pivot_root\n"
                                 "      --allow-unenforced-limits  create even where a limit is not enforced\n"
-                                "      --preserve-fds N           accepted for runc; extra fds pass by $LISTEN_FDS\n"
+                                "      --preserve-fds N           pass fds 3 to 3+N-1 on to the process\n"
                                 "      --no-new-keyring           accepted for runc; no effect here\n"
                                 "      --no-subreaper             accepted for runc; no effect here\n";
 const char cmd_start_usage[] = "usage: shim start ID\n"
@@ -55,10 +55,10 @@ cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
     { "console-socket", required_argument, NULL, 'c' },
     { "no-pivot", no_argument, NULL, 'P' },
     /* runc's, accepted: shim makes no session keyring and is no subreaper
-     * anyway; --preserve-fds is LISTEN_FDS' job here. */
+     * anyway. */
     { "no-new-keyring", no_argument, NULL, 'K' },
     { "no-subreaper", no_argument, NULL, 'K' },
-    { "preserve-fds", required_argument, NULL, 'K' },
+    { "preserve-fds", required_argument, NULL, 'F' },
     { "allow-unenforced-limits", no_argument, NULL, 'U' },
     CMD_HELP_OPTION,
     { NULL, 0, NULL, 0 },
@@ -76,10 +76,14 @@ cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
       case 'P': o.no_pivot = true; break;
       case 'U': o.allow_unenforced = true; break;
       case 'K': break;
+      case 'F':
+        if (cmd_parse_preserve_fds ("create", optarg, &o.preserve_fds, err) < 0)
+          return -1;
+        break;
       case 'h': return CMD_HELP;
       default: return unknown_option ("create", argv, err);
       }
-  if (one_id ("create", argc, argv, &o.id, err) < 0)
+  if (cmd_check_preserved_fds ("create", o.preserve_fds, err) < 0 || one_id ("create", argc, argv, &o.id, err) < 0)
     return -1;
   return runtime_create (ctx, &o, err);
 }
@@ -194,7 +198,9 @@ cmd_delete (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
   int c;
 
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+fh", opts, NULL)) != -1)
+  /* Options anywhere, as runc's urfave/cli takes `delete ID --force`; a
+   * second id is refused, as runc does, rather than silently ignored. */
+  while ((c = getopt_long (argc, argv, "fh", opts, NULL)) != -1)
     switch (c)
       {
       case 'f': force = true; break;
@@ -203,5 +209,8 @@ cmd_delete (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *
       }
   if (one_id ("delete", argc, argv, &id, err) < 0)
     return -1;
+  if (optind < argc)
+    return shim_error_plain (err, EINVAL, "delete: unexpected argument `%s`: it takes exactly one container id",
+                             argv[optind]);
   return runtime_delete (ctx, id, force, err);
 }

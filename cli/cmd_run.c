@@ -27,7 +27,7 @@ const char cmd_run_usage[] = "usage: shim run [options] [ID]\n"
                              "      --pid-file FILE            write init's pid there\n"
                              "      --console-socket SOCK      send the terminal's master there\n"
                              "      --no-pivot                 chroot instead of pivot_root\n"
-                             "      --preserve-fds N           accepted for runc; extra fds pass by $LISTEN_FDS\n"
+                             "      --preserve-fds N           pass fds 3 to 3+N-1 on to the process\n"
                              "      --no-new-keyring           accepted for runc; no effect here\n"
                              "      --no-subreaper             accepted for runc; no effect here\n";
 
@@ -108,7 +108,11 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
       case 'k': o->r.keep = true; break;
       case 'p': o->r.c.pid_file = optarg; break;
       case 'c': o->r.c.console_socket = optarg; break;
-      case 'K': case 'F': break;
+      case 'K': break;
+      case 'F':
+        if (cmd_parse_preserve_fds ("run", optarg, &o->r.c.preserve_fds, err) < 0)
+          return -1;
+        break;
       case 'm':
         if (util_parse_size (optarg, &o->r.c.memory) < 0)
           return shim_error_plain (err, EINVAL, "run: --memory `%s`: not a size (e.g. 512M, 2G)", optarg);
@@ -119,6 +123,8 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
         return shim_error_plain (err, EINVAL, "run: unknown option `%s` (see `shim run --help`)",
                                  argv[optind - 1]);
       }
+  if (cmd_check_preserved_fds ("run", o->r.c.preserve_fds, err) < 0)
+    return -1;
   if (optind < argc - 1)
     return shim_error_plain (err, EINVAL, "run: unexpected argument `%s`", argv[optind + 1]);
   if (optind == argc - 1)

@@ -26,6 +26,12 @@ typedef int (*cli_handler) (const struct runtime_ctx *ctx, int argc, char **argv
  * first operand, CMD_HELP, or -1 with *err set (CMD names the command). */
 int cmd_help_only (const char *cmd, int argc, char **argv, shim_error_t *err);
 
+/* --preserve-fds N (runc's run, create, exec): ARG parsed into *N, then,
+ * once all options are parsed (so that --help still wins), fds 3 to 3+N-1
+ * checked to be open; CMD names the command in the error. */
+int cmd_parse_preserve_fds (const char *cmd, const char *arg, unsigned int *n, shim_error_t *err);
+int cmd_check_preserved_fds (const char *cmd, unsigned int n, shim_error_t *err);
+
 int cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_create (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_start (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
@@ -41,6 +47,9 @@ int cmd_resume (const struct runtime_ctx *ctx, int argc, char **argv, shim_error
 int cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_features (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
+/* runc's commands shim does not implement (checkpoint, restore): --help,
+ * or an error saying so; argv[0] is the command's name. */
+int cmd_unsupported (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 
 /* Each command's usage, next to its options (the table's usage column):
  * "usage: shim CMD ...\n\n", then a line per option with its meaning at
@@ -58,6 +67,8 @@ extern const char cmd_exec_usage[];
 extern const char cmd_pause_usage[];
 extern const char cmd_resume_usage[];
 extern const char cmd_update_usage[];
+extern const char cmd_checkpoint_usage[];
+extern const char cmd_restore_usage[];
 extern const char cmd_features_usage[];
 extern const char cmd_spec_usage[];
 

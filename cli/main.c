@@ -40,6 +40,11 @@ static const struct cli_command commands[] = {
   { "update", "change a container's resources", cmd_update_usage, cmd_update, false },
   { "features", "print what this runtime implements (JSON)", cmd_features_usage, cmd_features, false },
   { "spec", "write a default config.json", cmd_spec_usage, cmd_spec, false },
+  /* runc's names, so that a caller gets a clear refusal, not "unknown". */
+  { "checkpoint", "not supported by shim (runc's: checkpoint a running container)", cmd_checkpoint_usage,
+    cmd_unsupported, false },
+  { "restore", "not supported by shim (runc's: restore a container from a checkpoint)", cmd_restore_usage,
+    cmd_unsupported, false },
 };
 
 #define N_COMMANDS (sizeof (commands) / sizeof (commands[0]))
@@ -66,16 +71,16 @@ usage (FILE *f)
            RUNTIME_DEFAULT_ROOT);
 }
 
-/* The command NAME, or NULL once the error is told, with where the list
- * of commands is. */
+/* The command NAME, or NULL once the error is told (WHAT: "unknown
+ * command", "no help topic for"), with where the list of commands is. */
 static const struct cli_command *
-find_command (const char *name)
+find_command (const char *name, const char *what)
 {
   size_t i;
   for (i = 0; i < N_COMMANDS; i++)
     if (strcmp (commands[i].name, name) == 0)
       return &commands[i];
-  log_msg (LOG_ERROR, "unknown command `%s`", name);
+  log_msg (LOG_ERROR, "%s `%s`", what, name);
   fputs ("shim: `shim help` lists the commands\n", stderr);
   return NULL;
 }
@@ -100,7 +105,7 @@ help (int argc, char **argv)
       usage (stdout);
       return 0;
     }
-  cmd = find_command (argv[1]);
+  cmd = find_command (argv[1], "no help topic for");
   if (cmd == NULL)
     return 1;
   command_help (cmd);
@@ -181,9 +186,10 @@ main (int argc, char **argv)
       usage (stderr);
       return 1;
     }
-  if (strcmp (argv[optind], "help") == 0)
+  /* "h" is runc's alias. */
+  if (strcmp (argv[optind], "help") == 0 || strcmp (argv[optind], "h") == 0)
     return help (argc - optind, argv + optind);
-  cmd = find_command (argv[optind]);
+  cmd = find_command (argv[optind], "unknown command");
   if (cmd == NULL)
     return 1;
   /* Before anything else happens: the re-exec starts over with the same

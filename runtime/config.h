@@ -122,8 +122,8 @@ struct shim_process
   struct shim_capabilities caps;
   char *apparmor_profile; /* NULL or "" for none */
   char *selinux_label;    /* NULL or "" for none */
-  /* Not from config.json: `exec --preserve-fds N`, fds 3..3+N-1 of the
-   * runtime's caller passed on to the process, as runc's. */
+  /* Not from config.json: `--preserve-fds N` of run, create and exec, fds
+   * 3..3+N-1 of the runtime's caller passed on to the process, as runc's. */
   unsigned int preserve_fds;
 };
 

@@ -51,8 +51,8 @@ struct container_proc
 
 /* Create init and wait until it has exec'd the process, or with
  * exec_listen_fd until it waits for `start` (or failed: then the child's own
- * error, e.g. `process.args[0] "/bin/nope": not found in the container`, is
- * returned and the child has been reaped). */
+ * error, e.g. `process.args[0] "/bin/nope": not found in the container: no
+ * such file or directory`, is returned and the child has been reaped). */
 int container_spawn (const struct shim_config *cfg, const struct container_opts *opts,
                      struct container_proc *out, shim_error_t *err);
 

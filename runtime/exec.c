@@ -192,8 +192,13 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   int status = 0, ret;
 
   *exit_code = 0;
-  if (container_ref_open (ctx->root, o->id, false, &r, err) < 0
-      || container_ref_need (&r, "exec in",
+  if (container_ref_open (ctx->root, o->id, false, &r, err) < 0)
+    return -1;
+  /* runc's words: scripts and engines look for the flag that overrides it. */
+  if (r.status == STATUS_PAUSED && !o->ignore_paused)
+    return shim_error_plain (err, EINVAL,
+                             "cannot exec in container `%s`: it is paused (use --ignore-paused to override)", o->id);
+  if (container_ref_need (&r, "exec in",
                              ST (STATUS_CREATED) | ST (STATUS_RUNNING) | (o->ignore_paused ? ST (STATUS_PAUSED) : 0),
                              err) < 0
       || lifecycle_saved_config (r.dirfd, &r.st, true, &cfg, err) < 0)

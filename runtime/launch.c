@@ -103,6 +103,7 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
       cfg->resources.has_memory_limit = true;
       cfg->resources.memory_limit = o->c.memory;
     }
+  cfg->process.preserve_fds = o->c.preserve_fds;
   if (stat (cfg->root_path, &sb) < 0)
     return shim_error_errno (err, "root.path `%s`", cfg->root_path);
   if (!S_ISDIR (sb.st_mode))

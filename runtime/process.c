@@ -106,8 +106,14 @@ process_find_executable (const struct shim_process *p, char **out, shim_error_t 
             break;
         }
     }
+  /* runc's words, which podman turns into its exec's 127 ("no such file or
+   * directory", "executable file not found in"). */
+  if (saved == ENOENT && strchr (file, '/'))
+    return shim_error_plain (err, ENOENT,
+                             "process.args[0] \"%s\": not found in the container: no such file or directory", file);
   if (saved == ENOENT)
-    return shim_error_plain (err, ENOENT, "process.args[0] \"%s\": not found in the container", file);
+    return shim_error_plain (err, ENOENT, "process.args[0] \"%s\": executable file not found in $PATH in the container",
+                             file);
   return shim_error (err, saved, "process.args[0] \"%s\": exec", file);
 }
 

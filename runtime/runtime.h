@@ -38,6 +38,7 @@ struct runtime_create_opts
   bool allow_unenforced;
   bool has_memory; /* run --memory */
   int64_t memory;
+  unsigned int preserve_fds; /* fds 3..3+N-1 of the caller passed on */
 };
 
 /* create: init waits on exec.sock for `start`; it is inherited by the

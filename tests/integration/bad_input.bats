@@ -70,14 +70,14 @@ load helpers
 @test "an executable that does not exist in the container" {
 	set_args /bin/nope
 	run_shim
-	assert_error 'process.args[0] "/bin/nope": not found in the container'
+	assert_error 'process.args[0] "/bin/nope": not found in the container: no such file or directory'
 }
 
 @test "an executable on the host only" {
 	# The runtime's own binary exists on the host, not in the container.
 	set_args "$SHIM_BIN"
 	run_shim
-	assert_error "process.args[0] \"$SHIM_BIN\": not found in the container"
+	assert_error "process.args[0] \"$SHIM_BIN\": not found in the container: no such file or directory"
 }
 
 @test "a file that is not executable" {

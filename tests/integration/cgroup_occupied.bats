@@ -4,7 +4,8 @@
 # it is used, with runc's warning ("container's cgroup is not empty"); a
 # frozen one is refused, in runc's words ("container's cgroup unexpectedly
 # frozen"), for `run` and `create` alike, and nothing is left behind.
-# The cgroup v2 hierarchy of this host (hybrid: /sys/fs/cgroup/unified).
+# The cgroup v2 hierarchy of this host (hybrid: /sys/fs/cgroup/unified),
+# and the v1 freezer hierarchy, where a cgroup left FROZEN is refused too.
 
 load helpers
 load lifecycle_helpers
@@ -20,6 +21,19 @@ setup() {
 	OCC=$CG/shim/$ID
 	mkdir -p "$OCC"
 	SQUATTER=
+	FRZ=
+}
+
+# frozen_v1: the container's directory in the v1 freezer hierarchy, made
+# and left FROZEN by someone else ($FRZ); skipped without that hierarchy.
+frozen_v1() {
+	local m
+	m=$(cgroup_v1_mount freezer)
+	[ -n "$m" ] || skip "no cgroup v1 freezer hierarchy"
+	FRZ=$m/shim/$ID
+	mkdir -p "$FRZ"
+	echo FROZEN >"$FRZ/freezer.state"
+	assert_eq "$(cat "$FRZ/freezer.state")" FROZEN "$FRZ/freezer.state"
 }
 
 teardown() {
@@ -28,6 +42,7 @@ teardown() {
 		wait "$SQUATTER" 2>/dev/null || true
 	fi
 	[ -d "$OCC" ] && { echo 0 >"$OCC/cgroup.freeze"; rmdir "$OCC"; } 2>/dev/null
+	[ -n "$FRZ" ] && [ -d "$FRZ" ] && { echo THAWED >"$FRZ/freezer.state"; rmdir "$FRZ"; } 2>/dev/null
 	shim_teardown
 }
 
@@ -94,4 +109,39 @@ squat() {
 	assert_status 1
 	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
 	[ ! -e "$OCC/child" ]
+}
+
+@test "run into a v1 freezer cgroup left FROZEN: refused at once, nothing left" {
+	frozen_v1
+	set_args /bin/true
+	bounded run
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	assert_contains "$stderr" "freezer"
+	[ ! -e "$STATE/$ID" ]
+	assert_eq "$(cat "$FRZ/freezer.state")" FROZEN "someone else's freezer.state"
+}
+
+@test "create into a v1 freezer cgroup left FROZEN: refused at once, nothing left" {
+	frozen_v1
+	set_args /bin/true
+	bounded create
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	[ ! -e "$STATE/$ID" ]
+}
+
+@test "run under a v1 freezer parent left FROZEN: refused too, the child removed" {
+	frozen_v1
+	rmdir "$FRZ"
+	FRZ=$(cgroup_v1_mount freezer)/shim/$ID-parent
+	mkdir -p "$FRZ"
+	echo FROZEN >"$FRZ/freezer.state"
+	cfg --arg p "/shim/$ID-parent/child" '.linux.cgroupsPath = $p'
+	set_args /bin/true
+	bounded run
+	assert_status 1
+	assert_contains "$stderr" "container's cgroup unexpectedly frozen"
+	[ ! -e "$FRZ/child" ]
+	[ ! -e "$CG/shim/$ID-parent/child" ]
 }

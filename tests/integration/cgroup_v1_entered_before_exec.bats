@@ -94,3 +94,21 @@ held_then_released() {
 	[ -n "$output" ]
 	[ "$(printf '%s\n' "$output" | cut -d: -f3- | sort -u)" = / ]
 }
+
+# What runc's exec does: the process joins init's cgroup in every
+# hierarchy, v1 ones included.  A relative cgroupsPath is under shim's own
+# cgroup in each hierarchy, which differ here (state.json keeps them).
+@test "exec: the process is in init's cgroup in every hierarchy, for a relative cgroupsPath too" {
+	local path init
+	for path in "" "shim/$ID"; do
+		cfg --arg p "$path" 'if $p == "" then del(.linux.cgroupsPath) else .linux.cgroupsPath = $p end'
+		sh_cmd 'exec sleep 1000'
+		ct_up
+		init=$(ct_field pid)
+		shim exec -d "$ID" sleep 4242 </dev/null >/dev/null 2>&1 3>&-
+		poll_workload $((WAIT_SECS * 50))
+		[ -n "$WORKLOAD" ]
+		assert_eq "$(cat "/proc/$WORKLOAD/cgroup")" "$(cat "/proc/$init/cgroup")" "exec'd process's cgroups (cgroupsPath \`$path\`)"
+		ct_cleanup
+	done
+}

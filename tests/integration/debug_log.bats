@@ -86,7 +86,7 @@ all_json() {
 	assert_status 1
 	assert_eq "$(wc -l <"$T/log")" 1 "lines in the log"
 	assert_eq "$(sed -E 's/^time="[^"]+" //' "$T/log")" \
-		'level=error msg="process.args[0] \"/bin/\"q\"\\b\nname\": not found in the container"'
+		'level=error msg="process.args[0] \"/bin/\"q\"\\b\nname\": not found in the container: no such file or directory"'
 }
 
 @test "shim-oom-hook: the same log, its error a JSON line on stderr with --log-format json" {

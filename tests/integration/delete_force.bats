@@ -7,6 +7,17 @@
 load helpers
 load lifecycle_helpers
 
+# A second container, $ID-b, that a failing test leaves: teardown's checks
+# look for $ID only.  (--force of a missing id is no error.)
+teardown() {
+	shim delete --force "$ID-b" </dev/null >/dev/null 2>&1 3>&-
+	local p
+	for p in ${BG_PIDS[@]+"${BG_PIDS[@]}"}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	shim_teardown
+}
+
 # gone_for_good PID...: the container's state dir, cgroup and processes
 # are gone.
 gone_for_good() {
@@ -171,4 +182,29 @@ no_process_left() {
 	done
 	assert_eq "$failures" "" "failed deletes"
 	no_process_left
+}
+
+# runc 1.1 (urfave/cli): `delete -f A B` is "Incorrect Usage" ("delete"
+# requires exactly 1 argument(s)), status 1, and neither is deleted; a
+# flag after the id counts, as before it.
+@test "delete -f A B is refused as in runc; neither is deleted" {
+	sh_cmd 'exec sleep 1000'
+	ct_up
+	ct_create_ok -- "$ID-b"
+	run --separate-stderr shim delete -f "$ID" "$ID-b"
+	assert_error "delete: unexpected argument \`$ID-b\`: it takes exactly one container id"
+	assert_eq "$(ct_status)" running
+	assert_eq "$(ct_status "$ID-b")" created
+	ct_cleanup "$ID" "$ID-b"
+}
+
+@test "delete ID --force: the flag after the id counts, as in runc" {
+	sh_cmd 'exec sleep 1000'
+	ct_up
+	local pid
+	pid=$(ct_field pid)
+	run --separate-stderr shim delete "$ID" --force
+	assert_status 0
+	assert_eq "$stderr" ""
+	gone_for_good "$pid"
 }

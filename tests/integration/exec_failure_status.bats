@@ -22,11 +22,28 @@ setup() {
 	ct_cleanup
 }
 
-@test "exec into a paused container is refused with 255" {
+# podman reads the runtime's words, not its status: "no such file or
+# directory" or "executable file not found in" make its exec exit 127,
+# "permission denied" 126, as with runc (whose own status is 255).
+@test "exec failures carry the words podman turns into 127 and 126" {
+	ct_up
+	run --separate-stderr shim exec "$ID" /no/such/binary
+	assert_status 255
+	assert_contains "$stderr" "\"/no/such/binary\": not found in the container: no such file or directory"
+	run --separate-stderr shim exec "$ID" nosuchcommand
+	assert_status 255
+	assert_contains "$stderr" "\"nosuchcommand\": executable file not found in \$PATH in the container"
+	run --separate-stderr shim exec "$ID" /etc/passwd
+	assert_status 255
+	assert_contains "$stderr" "\"/etc/passwd\": exec: Permission denied"
+	ct_cleanup
+}
+
+@test "exec into a paused container is refused with 255, naming --ignore-paused" {
 	ct_up
 	shim pause "$ID"
 	run --separate-stderr shim exec "$ID" /bin/true
-	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused"
+	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused (use --ignore-paused to override)"
 	shim resume "$ID"
 	ct_cleanup
 }

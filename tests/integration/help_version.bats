@@ -3,12 +3,15 @@
 # Help and version, as runc: `shim help`, `shim --help`, `shim -h` list the
 # commands; `shim help CMD`, `shim CMD --help`, `shim CMD -h` print the
 # command's usage with every option it takes; all on stdout, exit 0.  An
-# unknown command is an error that points at `shim help`.  `shim --version`
-# and `shim -v` print runc's three lines (version, commit, spec).
+# unknown command is an error that points at `shim help`, and `shim help
+# NOSUCH` says there is no such topic.  Every command name of runc's has a
+# help: checkpoint and restore too, which say they are not supported.
+# `shim --version` and `shim -v` print runc's three lines (version, commit,
+# spec).
 
 load helpers
 
-COMMANDS=(run create start state kill delete exec list ps events pause resume update features spec)
+COMMANDS=(run create start state kill delete exec list ps events pause resume update features spec checkpoint restore)
 
 # options_in_source CMD: the long options of CMD's getopt_long table in
 # cli/cmd_*.c (--help is CMD_HELP_OPTION, not listed there).
@@ -46,6 +49,10 @@ options_in_help() {
 	assert_status 0
 	assert_eq "$output" "$top" "shim -h"
 	assert_eq "$stderr" ""
+	# runc's alias
+	run --separate-stderr shim h
+	assert_status 0
+	assert_eq "$output" "$top" "shim h"
 }
 
 @test "every command: shim help CMD, CMD --help and CMD -h print its usage on stdout, exit 0" {
@@ -119,15 +126,27 @@ options_in_help() {
 }
 
 @test "shim help NOSUCH and shim NOSUCH: an error naming it, pointing at shim help" {
-	local how
+	local how want
 	for how in "help frobnicate" "frobnicate"; do
+		want="shim: unknown command \`frobnicate\`"
+		[ "$how" = frobnicate ] || want="shim: no help topic for \`frobnicate\`"
 		# shellcheck disable=SC2086
 		run --separate-stderr shim $how
 		assert_status 1
 		assert_eq "$output" "" "stdout of shim $how"
-		assert_eq "${stderr%%$'\n'*}" "shim: unknown command \`frobnicate\`" "shim $how"
+		assert_eq "${stderr%%$'\n'*}" "$want" "shim $how"
 		assert_contains "$stderr" '`shim help`'
 	done
+}
+
+@test "checkpoint and restore, with runc's options: not supported by shim, said so; nothing changes" {
+	local c
+	for c in checkpoint restore; do
+		run --separate-stderr shim "$c" --image-path "$T/img" --leave-running "$ID"
+		assert_error "$c: not supported by shim (it has no checkpoint/restore); nothing was done"
+	done
+	[ ! -e "$T/img" ]
+	[ ! -e "$STATE" ] || [ -z "$(ls -A "$STATE")" ]
 }
 
 @test "shim --version and shim -v: version, commit and spec lines, as runc's" {

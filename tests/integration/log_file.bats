@@ -7,10 +7,10 @@ load helpers
 @test "--log-format json: an error is one {level, msg, time} line" {
 	set_args /bin/nope
 	run --separate-stderr shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID"
-	assert_error 'process.args[0] "/bin/nope": not found in the container'
+	assert_error 'process.args[0] "/bin/nope": not found in the container: no such file or directory'
 	assert_eq "$(wc -l <"$T/log.json")" 1 "lines in the log"
 	jq -e '.level == "error"' "$T/log.json" >/dev/null
-	assert_eq "$(jq -r .msg "$T/log.json")" 'process.args[0] "/bin/nope": not found in the container'
+	assert_eq "$(jq -r .msg "$T/log.json")" 'process.args[0] "/bin/nope": not found in the container: no such file or directory'
 	jq -e '.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$")' \
 		"$T/log.json" >/dev/null
 	assert_eq "$(jq -c 'keys' "$T/log.json")" '["level","msg","time"]'
@@ -22,7 +22,7 @@ load helpers
 	assert_status 1
 	assert_eq "$(wc -l <"$T/log.json")" 1 "lines in the log"
 	assert_eq "$(jq -r .msg "$T/log.json")" 'process.args[0] "/bin/"quoted"
-name": not found in the container'
+name": not found in the container: no such file or directory'
 }
 
 @test "--log text: time, level, message, as runc's (logrus) text lines" {
@@ -36,9 +36,9 @@ name": not found in the container'
 @test "the log is appended to, not truncated" {
 	set_args /bin/nope
 	run --separate-stderr shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID"
-	assert_error 'process.args[0] "/bin/nope": not found in the container'
+	assert_error 'process.args[0] "/bin/nope": not found in the container: no such file or directory'
 	run --separate-stderr shim --log "$T/log.json" --log-format json run --bundle "$BUNDLE" "$ID"
-	assert_error 'process.args[0] "/bin/nope": not found in the container'
+	assert_error 'process.args[0] "/bin/nope": not found in the container: no such file or directory'
 	assert_eq "$(jq -s 'length' "$T/log.json")" 2
 }
 

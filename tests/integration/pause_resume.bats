@@ -86,7 +86,7 @@ frozen() {
 	wait_ready_ct
 	shim pause "$ID"
 	run --separate-stderr shim exec "$ID" /bin/true
-	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused"
+	assert_error_status 255 "cannot exec in container \`$ID\`: it is paused (use --ignore-paused to override)"
 	shim resume "$ID"
 	ct_cleanup
 }

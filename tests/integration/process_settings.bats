@@ -159,7 +159,7 @@ unlimited
 	cfg --arg tag "SHIM_TEST_TAG=$TAG" '.process.env = ["PATH=/nowhere", $tag]'
 	set_args sh -c 'echo ran'
 	run_shim
-	assert_error 'process.args[0] "sh": not found in the container'
+	assert_error 'process.args[0] "sh": executable file not found in $PATH in the container'
 }
 
 @test "without PATH in env the default PATH is searched" {

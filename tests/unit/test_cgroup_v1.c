@@ -105,6 +105,8 @@ fake_host (void)
           snprintf (p, sizeof p, "%s/shim/c1", hier[i][0]);
           put (p, files[j], "");
         }
+      snprintf (p, sizeof p, "%s/shim/c1", hier[i][0]);
+      put (p, "freezer.state", "THAWED");
       snprintf (p, sizeof p, "%s/shim", hier[i][0]);
       put (p, "cpuset.cpus", strcmp (hier[i][0], "cpuset") == 0 ? "0-1\n" : "");
       put (p, "cpuset.mems", strcmp (hier[i][0], "cpuset") == 0 ? "0\n" : "");
@@ -258,6 +260,30 @@ test_refused (void)
   ok (cgroup_create (&spec, &cg, &err) == 0, "--allow-unenforced-limits runs without it");
   has_str (cg.unenforced_reason, "memory.high", "and says what is not enforced");
   cgroup_release (&cg);
+}
+
+/* A freezer cgroup left FROZEN (or FREEZING under a frozen parent) would
+ * stop init before its first instruction: refused at create. */
+static void
+test_refused_frozen (void)
+{
+  static const char *const states[] = { "FROZEN\n", "FREEZING\n" };
+  struct cgroup_resources r = { 0 };
+  struct cgroup_spec spec = { .cgroups_path = "/shim/c1", .id = "c1", .resources = &r, .owner = CGROUP_NO_OWNER };
+  size_t i;
+
+  for (i = 0; i < 2; i++)
+    {
+      struct cgroup cg;
+      cleanup_error shim_error_t err = NULL;
+      put ("freezer/shim/c1", "freezer.state", states[i]);
+      ok (cgroup_create (&spec, &cg, &err) < 0, "a v1 freezer cgroup not THAWED is refused");
+      has_str (err ? err->msg : NULL, "container's cgroup unexpectedly frozen (cgroup `/shim/c1` in freezer is ",
+               "in runc's words, naming the cgroup");
+      cgroup_release (&cg);
+    }
+  ok (exists ("memory/shim/c1"), "the cgroup someone else made stays");
+  put ("freezer/shim/c1", "freezer.state", "THAWED");
 }
 
 /* The ordering rule needs the kernel: memsw below the limit is EINVAL. */
@@ -578,6 +604,7 @@ main (void)
   test_create_pure_v1 ();
   test_failed_create_removes ();
   test_refused ();
+  test_refused_frozen ();
   test_update ();
   test_update_more ();
   test_open_paths ();
