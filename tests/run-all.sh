@@ -16,11 +16,18 @@
 #     resources, load and systemd suites: the oldest and the newest kernel
 #     run everything, the one between them what changes with the kernel's
 #     OOM accounting.  "" runs everything everywhere.
+#   SHIM_VM_BESIDE=1 (the default): the VM suites run in the background
+#     beside the host-side ones, their output shown when they end; 0 runs
+#     them after.  The host suites keep about one core of two busy (bats is
+#     serial, its tests mostly wait on processes), the VM takes the rest.
 set -u
 cd "$(dirname "$0")/.."
 suites=${SHIM_TEST_SUITES:-unit valgrind host asan fuzz vm}
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+vm_pid=
+# An interrupted run leaves no VM behind: tests/vm/run kills its qemu on
+# TERM.
+trap 'rm -f "$log"; if [ -n "$vm_pid" ]; then pkill -TERM -P "$vm_pid"; kill "$vm_pid"; fi 2>/dev/null' EXIT
 status=0
 
 # Run a TAP producer, echo its output, and keep its ok/not ok lines, each
@@ -33,12 +40,18 @@ VM_VERDICT_FILES="tests/vm/smoke.bats tests/vm/oom_verdict.bats tests/vm/oom_sco
   tests/vm/verdict_witnesses.bats tests/vm/lifecycle_verdict.bats tests/vm/hook_runc_crun.bats"
 tap() {
   local name=$1; shift
-  local out start rc p f sk
+  local out start
   echo "== $name: $*"
   out=$(mktemp)
   start=$(date +%s)
   "$@" 2>&1 | tee "$out"
-  rc=${PIPESTATUS[0]}
+  tally "$name" "$out" "${PIPESTATUS[0]}" $(($(date +%s) - start))
+}
+
+# tally NAME OUT RC SECONDS: a suite's output file, its exit status and its
+# duration into $log, $summary and $status; OUT is removed.
+tally() {
+  local name=$1 out=$2 rc=$3 secs=$4 p f sk
   if [ "$rc" -ne 0 ]; then
     status=1
     # A suite that died without a TAP failure line still counts as failed.
@@ -49,9 +62,80 @@ tap() {
   f=$(grep -c '^not ok ' "$out")
   sk=$(grep -ciE '^ok .*# skip' "$out")
   [ "$sk" -eq 0 ] && sk= || sk=", $sk skipped"
-  summary+=("$name: $p passed, $f failed$sk ($(($(date +%s) - start)) s)")
+  summary+=("$name: $p passed, $f failed$sk ($secs s)")
   rm -f "$out"
 }
+
+# vm_suites: one line per VM suite, "NAME<TAB>COMMAND...", for every kernel.
+vm_suites() {
+  local k pkg
+  for k in ${SHIM_VM_KERNELS-6.1 6.12 6.18}; do
+    case $k in
+    6.1) pkg=linux-image-amd64 ;;
+    6.18) pkg=linux-image-6.18.15+deb13-amd64 ;;
+    [0-9]*.[0-9]*) pkg=linux-image-$k-amd64 ;;
+    *) pkg=$k ;;
+    esac
+    case " ${SHIM_VM_VERDICT_ONLY-6.12} " in
+    *" $k "*)
+      printf '%s\t%s\n' "cgroup v2 VM, verdict suites ($k)" \
+        "tests/vm/run -k $pkg -t 1800 -- bats --tap --timing $(echo $VM_VERDICT_FILES)"
+      continue ;;
+    esac
+    # -t: the whole suite on one kernel, 12-15 min under TCG on a loaded
+    # 2-core host; the default 1200 s bound is too tight for it.
+    # systemd_*.bats need systemd as PID 1: the VM's systemd mode (-s).
+    printf '%s\t%s\n' "cgroup v2 VM ($k)" \
+      "tests/vm/run -k $pkg -t 2700 -- bats --tap --timing $(ls tests/vm/*.bats | grep -v '^tests/vm/systemd_' | tr '\n' ' ')"
+    printf '%s\t%s\n' "cgroup v2 VM, systemd as PID 1 ($k)" \
+      "tests/vm/run -s -k $pkg -t 1200 -- bats --tap --timing $(echo tests/vm/systemd_*.bats)"
+  done
+}
+
+# vm_background DIR: every VM suite in turn, each one's output, exit
+# status and seconds in DIR/N.{name,out,rc,secs}; DIR/done at the end.
+# The words of each command are file names and options: no quoting needed.
+vm_background() {
+  local dir=$1 n=0 name cmd start rc
+  while IFS=$'\t' read -r name cmd; do
+    n=$((n + 1))
+    printf '%s\n' "$name" >"$dir/$n.name"
+    printf '%s\n' "$cmd" >"$dir/$n.cmd"
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    $cmd >"$dir/$n.out" 2>&1 </dev/null
+    rc=$?
+    echo "$rc" >"$dir/$n.rc"
+    echo $(($(date +%s) - start)) >"$dir/$n.secs"
+  done < <(vm_suites)
+  : >"$dir/done"
+}
+
+# vm_collect DIR: wait for vm_background, then show and tally each suite.
+vm_collect() {
+  local dir=$1 n=1 f
+  wait "$vm_pid"
+  vm_pid=
+  while [ -e "$dir/$n.name" ]; do
+    f=$dir/$n
+    echo "== $(cat "$f.name"): $(cat "$f.cmd")"
+    cat "$f.out"
+    tally "$(cat "$f.name")" "$f.out" "$(cat "$f.rc" 2>/dev/null || echo 1)" "$(cat "$f.secs" 2>/dev/null || echo 0)"
+    n=$((n + 1))
+  done
+  [ -e "$dir/done" ] || { echo "not ok - the VM suites did not finish" | tee -a "$log"; status=1; }
+  rm -rf "$dir"
+}
+
+case " $suites " in
+*" vm "*)
+  if [ "${SHIM_VM_BESIDE:-1}" = 1 ]; then
+    vmdir=$(mktemp -d)
+    echo "== the VM suites run in the background: $(vm_suites | cut -f1 | paste -sd, -)"
+    vm_background "$vmdir" &
+    vm_pid=$!
+  fi ;;
+esac
 
 for s in $suites; do
   case $s in
@@ -78,27 +162,14 @@ for s in $suites; do
   fuzz)
     tap "fuzz harnesses" env FUZZ_SECONDS="${SHIM_FUZZ_SECONDS:-10}" tests/fuzz/run.sh ;;
   vm)
-    for k in ${SHIM_VM_KERNELS-6.1 6.12 6.18}; do
-      case $k in
-      6.1) pkg=linux-image-amd64 ;;
-      6.18) pkg=linux-image-6.18.15+deb13-amd64 ;;
-      [0-9]*.[0-9]*) pkg=linux-image-$k-amd64 ;;
-      *) pkg=$k ;;
-      esac
-      case " ${SHIM_VM_VERDICT_ONLY-6.12} " in
-      *" $k "*)
-        tap "cgroup v2 VM, verdict suites ($k)" tests/vm/run -k "$pkg" -t 1800 -- \
-          bats --tap --timing $VM_VERDICT_FILES
-        continue ;;
-      esac
-      # -t: the whole suite on one kernel, 12-15 min under TCG on a loaded
-      # 2-core host; the default 1200 s bound is too tight for it.
-      # systemd_*.bats need systemd as PID 1: the VM's systemd mode (-s).
-      tap "cgroup v2 VM ($k)" tests/vm/run -k "$pkg" -t 2700 -- \
-        bats --tap --timing $(ls tests/vm/*.bats | grep -v '^tests/vm/systemd_')
-      tap "cgroup v2 VM, systemd as PID 1 ($k)" tests/vm/run -s -k "$pkg" -t 1200 -- \
-        bats --tap --timing tests/vm/systemd_*.bats
-    done ;;
+    if [ -n "$vm_pid" ]; then
+      vm_collect "$vmdir"
+    else
+      while IFS=$'\t' read -r name cmd; do
+        # shellcheck disable=SC2086
+        tap "$name" $cmd
+      done < <(vm_suites)
+    fi ;;
   esac
 done
 
