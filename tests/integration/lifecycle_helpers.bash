@@ -157,10 +157,22 @@ ct_stop() {
 # Not a bare `delete --force` of a live container: its watcher then races
 # with delete (see delete_force.bats), and tests of other features must not
 # fail by that.
+#
+# All of them are stopped before any is waited for: wait_no_tagged waits
+# for every process of the test, so stopping one container at a time
+# waited out its whole bound while the next one still ran (27 s for a
+# `list` test of three containers).
 ct_cleanup() {
 	local id
-	for id in "${@:-$ID}"; do
-		ct_stop "$id"
+	local -a ids=("${@:-$ID}")
+	for id in "${ids[@]}"; do
+		shim kill --all "$id" KILL </dev/null >/dev/null 2>&1 3>&- || true
+	done
+	for id in "${ids[@]}"; do
+		wait_status stopped "$id" 2>/dev/null || true
+	done
+	wait_no_tagged
+	for id in "${ids[@]}"; do
 		shim delete --force "$id" </dev/null >/dev/null 2>&1 3>&- || true
 	done
 	wait_no_tagged
