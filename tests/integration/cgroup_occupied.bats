@@ -17,11 +17,21 @@ setup() {
 		echo "no cgroup2 mounted" >&2
 		return 1
 	}
+	# The /shim parents this test makes (mkdir -p below, frozen_v1) are
+	# its own to remove: left behind, they would be the next container's.
+	MADE_PARENTS=()
+	made_parent "$CG"
 	# The default path, shim/ID, made beforehand.
 	OCC=$CG/shim/$ID
 	mkdir -p "$OCC"
 	SQUATTER=
 	FRZ=
+}
+
+# made_parent MOUNT: MOUNT/shim is removed at teardown if it is not there
+# now.
+made_parent() {
+	[ -e "$1/shim" ] || MADE_PARENTS+=("$1/shim")
 }
 
 # frozen_v1: the container's directory in the v1 freezer hierarchy, made
@@ -30,6 +40,7 @@ frozen_v1() {
 	local m
 	m=$(cgroup_v1_mount freezer)
 	[ -n "$m" ] || skip "no cgroup v1 freezer hierarchy"
+	made_parent "$m"
 	FRZ=$m/shim/$ID
 	mkdir -p "$FRZ"
 	echo FROZEN >"$FRZ/freezer.state"
@@ -37,13 +48,29 @@ frozen_v1() {
 }
 
 teardown() {
+	local problems="" d
 	if [ -n "$SQUATTER" ]; then
 		kill -9 "$SQUATTER" 2>/dev/null || true
 		wait "$SQUATTER" 2>/dev/null || true
 	fi
-	[ -d "$OCC" ] && { echo 0 >"$OCC/cgroup.freeze"; rmdir "$OCC"; } 2>/dev/null
-	[ -n "$FRZ" ] && [ -d "$FRZ" ] && { echo THAWED >"$FRZ/freezer.state"; rmdir "$FRZ"; } 2>/dev/null
-	shim_teardown
+	if [ -d "$OCC" ]; then
+		echo 0 >"$OCC/cgroup.freeze"
+		rmdir "$OCC" || problems+="rmdir $OCC failed; "
+	fi
+	if [ -n "$FRZ" ] && [ -d "$FRZ" ]; then
+		echo THAWED >"$FRZ/freezer.state"
+		rmdir "$FRZ" || problems+="rmdir $FRZ failed; "
+	fi
+	# A parent another container holds meanwhile is not empty: it stays.
+	for d in "${MADE_PARENTS[@]}"; do
+		[ ! -d "$d" ] || rmdir "$d" 2>/dev/null || [ -n "$(find "$d" -mindepth 1 -type d -print -quit)" ] ||
+			problems+="rmdir $d failed; "
+	done
+	shim_teardown || problems+="shim_teardown; "
+	if [ -n "$problems" ]; then
+		echo "teardown: $problems" >&2
+		return 1
+	fi
 }
 
 # bounded CMD...: `shim CMD ... --bundle $BUNDLE $ID` under bats' run, at

@@ -19,7 +19,9 @@ load helpers
 	cg=$(cgroup2_mount)
 	# Only meaningful when no other container holds /shim.
 	if [ -d "$cg/shim" ]; then
-		echo "$cg/shim exists already: run this test alone" >&2
+		echo "$cg/shim exists already (another container, or a test's leftover):" >&2
+		find "$cg/shim" -name cgroup.procs -exec grep -H . {} + >&2
+		find "$cg/shim" -type d >&2
 		return 1
 	fi
 	set_args /bin/sleep 600

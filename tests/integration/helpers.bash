@@ -297,17 +297,14 @@ shim_teardown() {
 		rm -rf "${STATE:?}"/*
 	fi
 
-	cg=$(cgroup2_mount)
-	if [ -n "$cg" ] && [ -d "$cg/shim/$ID" ]; then
-		problems+="cgroup left behind: $cg/shim/$ID"$'\n'
-		rmdir "$cg/shim/$ID" 2>/dev/null || true
-	fi
+	# The test's cgroups under /shim: $ID, and $ID-a, $ID-parent, ...
 	while IFS= read -r cg; do
-		if [ -n "$cg" ] && [ -d "$cg/shim/$ID" ]; then
-			problems+="cgroup left behind: $cg/shim/$ID"$'\n'
-			rmdir "$cg/shim/$ID" 2>/dev/null || true
-		fi
-	done < <(cgroup_v1_mounts)
+		for i in "$cg/shim/$ID" "$cg/shim/$ID"-*; do
+			[ -d "$i" ] || continue
+			problems+="cgroup left behind: $(find "$i" -type d | tr '\n' ' ')"$'\n'
+			find "$i" -depth -type d -exec rmdir {} + 2>/dev/null || true
+		done
+	done < <(cgroup2_mount; cgroup_v1_mounts)
 
 	if [ -n "$problems" ]; then
 		printf 'teardown: %s' "$problems" >&2
