@@ -7,8 +7,8 @@
 # make bench        shim against runc, crun and the kernel's floor (bench/run.sh)
 #
 # One static library per folder, linked in layer order (docs/DESIGN.md):
-#   common <- cgroup <- verdict <- runtime <- cli      (shim)
-#   common <- cgroup <- verdict <- hooks               (shim-oom-hook)
+#   common <- cgroup <- verdict <- evidence <- history <- runtime <- cli   (shim)
+#   common <- cgroup <- verdict <- evidence <- history <- hooks            (shim-oom-hook)
 # Headers are included by folder from the top: #include "cgroup/cgroup.h".
 #
 # CFLAGS, CPPFLAGS and LDFLAGS are the builder's (dpkg-buildflags, hardening):
@@ -43,24 +43,33 @@ SANITIZE ?=
 SHIM_CFLAGS += $(SANITIZE)
 LDFLAGS += $(SANITIZE)
 
-LAYERS := common cgroup verdict runtime
+LAYERS := common cgroup verdict evidence history runtime
 srcs = $(wildcard $(1)/*.c)
 objs = $(patsubst %.c,%.o,$(call srcs,$(1)))
 common_LIB := common/libcommon.a
 cgroup_LIB := cgroup/libcgroup.a
 verdict_LIB := verdict/libverdict.a
+evidence_LIB := evidence/libevidence.a
+history_LIB := history/libhistory.a
 runtime_LIB := runtime/libshim.a
 # Dependents first, as the linker wants them.
-SHIM_LIBS := $(runtime_LIB) $(verdict_LIB) $(cgroup_LIB) $(common_LIB)
-HOOK_LIBS := $(verdict_LIB) $(cgroup_LIB) $(common_LIB)
+SHIM_LIBS := $(runtime_LIB) $(history_LIB) $(evidence_LIB) $(verdict_LIB) $(cgroup_LIB) $(common_LIB)
+HOOK_LIBS := $(history_LIB) $(evidence_LIB) $(verdict_LIB) $(cgroup_LIB) $(common_LIB)
 
 CLI_OBJS := $(call objs,cli)
 HOOK_OBJS := $(call objs,hooks)
-ALL_OBJS := $(foreach l,$(LAYERS),$(call objs,$(l))) $(CLI_OBJS) $(HOOK_OBJS)
+# containerd's shim v2 (shimv2/): its messages are C made by protoc-c from
+# the .proto files in shimv2/proto/ at build time (Debian's protobuf-c).
+PROTOS := $(shell find shimv2/proto -name '*.proto')
+PROTO_SRCS := $(PROTOS:.proto=.pb-c.c)
+PROTO_OBJS := $(PROTO_SRCS:.c=.o)
+SHIMV2_OBJS := $(call objs,shimv2) $(PROTO_OBJS)
+SHIMV2_LIB := shimv2/libshimv2.a
+ALL_OBJS := $(foreach l,$(LAYERS),$(call objs,$(l))) $(CLI_OBJS) $(HOOK_OBJS) $(SHIMV2_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:.c=)
 
-BINS := shim shim-oom-hook
+BINS := shim shim-oom-hook containerd-shim-shim-v2
 
 all: $(BINS) examples
 
@@ -72,9 +81,21 @@ shim: $(CLI_OBJS) $(SHIM_LIBS)
 shim-oom-hook: $(HOOK_OBJS) $(HOOK_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+%.pb-c.c %.pb-c.h: %.proto
+	protoc-c -Ishimv2/proto --c_out=shimv2/proto $<
+$(SHIMV2_OBJS) tests/unit/test_shimv2_%: SHIM_CPPFLAGS += -Ishimv2/proto
+$(call objs,shimv2): $(PROTO_SRCS:.c=.h)
+$(SHIMV2_LIB): $(filter-out shimv2/main.o,$(SHIMV2_OBJS))
+	$(AR) rcs $@ $^
+containerd-shim-shim-v2: shimv2/main.o $(SHIMV2_LIB) $(SHIM_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lprotobuf-c
+
 # Unit tests link the libraries; the hook's tests include the hook's sources.
 tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h $(SHIM_LIBS)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit $(LDFLAGS) -o $@ $< $(SHIM_LIBS) $(LDLIBS)
+# The shim v2's tests link its library too.
+tests/unit/test_shimv2_%: tests/unit/test_shimv2_%.c tests/unit/tap.h $(SHIMV2_LIB) $(SHIM_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit $(LDFLAGS) -o $@ $< $(SHIMV2_LIB) $(SHIM_LIBS) $(LDLIBS) -lprotobuf-c
 
 %.o: %.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -115,7 +136,7 @@ test:
 
 clean:
 	rm -f $(ALL_OBJS) $(ALL_OBJS:.o=.d) $(UNIT_BINS) $(UNIT_BINS:=.d) $(SHIM_LIBS) $(BINS) \
-	      $(EXAMPLE_BINS)
+	      $(EXAMPLE_BINS) $(SHIMV2_LIB) $(PROTO_SRCS) $(PROTO_SRCS:.c=.h)
 	rm -rf examples/rootfs
 
 .PHONY: all examples unit deps test-deps test clean

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup_internal.h"
+#include "common/log.h"
 #include "common/util.h"
 
 const struct cgroup_manager *
@@ -27,6 +28,38 @@ cgroup_manager_detect (void)
   return NULL;
 }
 
+enum cgroup_mode
+cgroup_mode_detect (void)
+{
+  if (cgroup_v1_present ())
+    return cgroup_mount_point () ? CGROUP_MODE_HYBRID : CGROUP_MODE_LEGACY;
+  return cgroup_mount_point () ? CGROUP_MODE_UNIFIED : CGROUP_MODE_NONE;
+}
+
+int
+cgroup_systemd_check (enum cgroup_mode mode, bool systemd_running, shim_error_t *err)
+{
+  static const char *const what[] = {
+    [CGROUP_MODE_NONE] = "has no cgroup mounted",
+    [CGROUP_MODE_HYBRID] = "is hybrid (controllers on cgroup v1, an empty cgroup2 at /sys/fs/cgroup/unified)",
+    [CGROUP_MODE_LEGACY] = "is cgroup v1 only (legacy)",
+  };
+
+  /* Without systemd on the bus, runc's refusal (not a silent cgroupfs
+   * fallback), whatever the mode. */
+  if (!systemd_running)
+    return shim_error_plain (err, ENOTSUP, "systemd not running on this host, cannot use systemd cgroups manager");
+  if (mode == CGROUP_MODE_UNIFIED)
+    return 0;
+  if (mode == CGROUP_MODE_NONE)
+    return shim_error_plain (err, ENOTSUP, "--systemd-cgroup: this host %s for systemd's scope", what[mode]);
+  return shim_error_plain (err, ENOTSUP,
+                           "--systemd-cgroup: this host %s: shim's systemd cgroup manager needs cgroup v2 "
+                           "(systemd.unified_cgroup_hierarchy=1); without the flag the cgroupfs manager "
+                           "makes the cgroups",
+                           what[mode]);
+}
+
 int
 cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t *err)
 {
@@ -36,33 +69,56 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
   cleanup_free char *path = NULL;
 
   *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
+  /* --systemd-cgroup: the cgroup is systemd's to make, as runc and crun
+   * ask it; never cgroupfs directories in systemd's tree instead (a v1 or
+   * hybrid host took the v1 manager silently), nor no cgroup at all. */
+  if (spec->systemd && cgroup_systemd_check (cgroup_mode_detect (), cgroup_systemd_running (), err) < 0)
+    return -1;
   if (m == NULL)
     {
       if (required && !spec->allow_unenforced)
         return shim_error_plain (err, ENOTSUP,
-                                 "linux.resources: cannot enforce the %s limit: no cgroup2 is mounted "
-                                 "(at /sys/fs/cgroup or /sys/fs/cgroup/unified); "
+                                 "invalid configuration: linux.resources: cannot enforce the %s limit: no cgroup2 "
+                                 "is mounted (at /sys/fs/cgroup or /sys/fs/cgroup/unified); "
                                  "--allow-unenforced-limits runs without it",
                                  cgroup_first_ctrl (required));
       if (r->has_devices && !spec->allow_unenforced)
         return shim_error_plain (err, ENOTSUP,
-                                 "linux.resources.devices: cannot enforce the device rules: no cgroup2 is "
-                                 "mounted to attach them to; --allow-unenforced-limits runs without them");
+                                 "invalid configuration: linux.resources.devices: cannot enforce the device rules: "
+                                 "no cgroup2 is mounted to attach them to; --allow-unenforced-limits runs without "
+                                 "them");
       return 0;
     }
   if (cgroup_path_for (spec->cgroups_path, spec->systemd, spec->id, &path, err) < 0)
     return -1;
-  /* --systemd-cgroup: the cgroup is systemd's to make, as runc and crun
-   * ask it, and without systemd on the bus runc's refusal (not a silent
-   * cgroupfs fallback). */
-  if (spec->systemd && !cgroup_systemd_running ())
-    return shim_error_plain (err, ENOTSUP,
-                             "systemd not running on this host, cannot use systemd cgroups manager");
-  if (spec->systemd && m == &cgroup_v2_manager)
+  if (spec->systemd)
     m = &cgroup_systemd_manager;
   out->manager = m;
   if (m->create (spec, path, out, err) < 0)
-    return -1;
+    {
+      int e = *err ? (*err)->status : 0;
+      /* Device rules are no reason to fail: in a user namespace no device
+       * node can be made, only bind-mounted ones used (runc's rule too). */
+      if (!spec->rootless || (e != EACCES && e != EPERM && e != EROFS))
+        return -1;
+      if (required)
+        {
+          shim_error_t why = steal_pointer (err);
+          shim_error_plain (err, e,
+                            "linux.resources: the %s limit needs a cgroup this user may not make (%s); "
+                            "a rootless container gets limits where cgroup v2 controllers are "
+                            "delegated to its user (systemd's user@UID.service)",
+                            cgroup_first_ctrl (required), why->msg);
+          shim_error_release (&why);
+          return -1;
+        }
+      log_msg (LOG_DEBUG, "no cgroup for this rootless container (%s): it runs without one",
+               (*err)->msg);
+      shim_error_release (err);
+      cgroup_release (out);
+      *out = (struct cgroup){ .dirfd = -1, .mountfd = -1 };
+      return 0;
+    }
   /* /shim is shared by every container on the default path: whichever one
    * made it, the last to go removes it (rmdir fails while others remain). */
   if (out->created_depth && cgroup_default_path (spec->cgroups_path) && !spec->systemd)
@@ -142,6 +198,17 @@ cgroup_destroy (struct cgroup *cg, shim_error_t *err)
 {
   if (absent (cg))
     return 0;
+  /* Every manager removes only what it made: made by nobody, it is
+   * emptied and left, in every hierarchy. */
+  if (cg->keep && cg->manager != &cgroup_systemd_manager)
+    {
+      bool created = cg->created;
+      int ret;
+      cg->created = false;
+      ret = cg->manager->destroy (cg, err);
+      cg->created = created;
+      return ret;
+    }
   return cg->manager->destroy (cg, err);
 }
 
@@ -181,9 +248,13 @@ cgroup_frozen (const struct cgroup *cg)
 int
 cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err)
 {
+  /* A shallow copy, its pointers borrowed: only the flag is ours. */
+  struct cgroup_resources u = *r;
+
   if (absent (cg))
     return shim_error_plain (err, ENOENT, "the container has no cgroup to update");
-  return cg->manager->update (cg, r, err);
+  u.update = true;
+  return cg->manager->update (cg, &u, err);
 }
 
 int
@@ -237,10 +308,28 @@ cgroup_enter_needed (const struct cgroup *cg)
   return cg->manager == &cgroup_v1_manager;
 }
 
+const char *
+cgroup_memory_path (const struct cgroup *cg)
+{
+  const struct cgroup_v1_dir *h;
+
+  if (cg->manager == &cgroup_v1_manager && (h = cgroup_v1_find (cg->v1, "memory")) != NULL && h->path)
+    return h->path;
+  return cg->path;
+}
+
 int
 cgroup_memory_dirfd (const struct cgroup *cg)
 {
   if (cg->manager == &cgroup_v1_manager)
     return cgroup_v1_dirfd (cg->v1, "memory");
+  return cg->manager ? cg->dirfd : -1;
+}
+
+int
+cgroup_pids_dirfd (const struct cgroup *cg)
+{
+  if (cg->manager == &cgroup_v1_manager)
+    return cgroup_v1_dirfd (cg->v1, "pids");
   return cg->manager ? cg->dirfd : -1;
 }

@@ -85,6 +85,11 @@ struct cgroup_resources
   size_t n_hugepages;
   struct cgroup_blkio_device *blkio_devices;
   size_t n_blkio_devices;
+  /* Set by cgroup_update on its own copy, never by a caller: an update
+   * writes only what it is given.  create's defaults (memory.oom.group=1,
+   * no swap under a limit without one) are the container's from create
+   * on, and a user's `unified` "0" or an engine's choice stays. */
+  bool update;
 };
 
 /* What cgroup_create needs to know, and nothing of the container besides. */
@@ -96,6 +101,10 @@ struct cgroup_spec
   bool allow_unenforced;    /* run even when a limit cannot be enforced */
   const struct cgroup_resources *resources;
   uid_t owner; /* give the cgroup to this uid (delegation), or CGROUP_NO_OWNER */
+  /* The caller is not root: where it may not make the cgroup and no limit
+   * or device rule needs one, the container runs without (runc's rule for
+   * rootless containers). */
+  bool rootless;
 };
 #define CGROUP_NO_OWNER ((uid_t) -1)
 
@@ -146,11 +155,35 @@ struct cgroup
   /* The systemd manager's transient scope; NULL with the others.  Until
    * cgroup_enter has systemd start it with init's pid, dirfd is -1. */
   struct cgroup_systemd *sd;
+  /* cgroup_destroy empties it and leaves its directories, with their
+   * values, for a later destroy (run --keep, then delete) to remove.  Not
+   * for a systemd scope: systemd removes an emptied one anyway. */
+  bool keep;
 };
 
 /* This host's manager, chosen once: NULL when there is no cgroup to manage
  * (no cgroup2 mounted). */
 const struct cgroup_manager *cgroup_manager_detect (void);
+
+/* How this host mounts its cgroups, in systemd's words. */
+enum cgroup_mode
+{
+  CGROUP_MODE_NONE,    /* no cgroup mounted */
+  CGROUP_MODE_UNIFIED, /* cgroup v2 only */
+  CGROUP_MODE_HYBRID,  /* controllers on v1, a controller-less cgroup2 at /sys/fs/cgroup/unified */
+  CGROUP_MODE_LEGACY,  /* cgroup v1 only */
+};
+enum cgroup_mode cgroup_mode_detect (void);
+
+/* Whether --systemd-cgroup can be honoured on a host of MODE, systemd
+ * running as PID 1 or not: 0, or an error naming the flag and why.  Without
+ * systemd, runc's refusal.  With it, a scope is made only on cgroup v2:
+ * runc's v1 systemd manager (a scope, then its path joined in every v1
+ * hierarchy) is not implemented, and the cgroupfs v1 manager would write
+ * directories into systemd's tree behind its back, so a hybrid or legacy
+ * host is refused naming its mode.  Pure: the decision cgroup_create
+ * makes. */
+int cgroup_systemd_check (enum cgroup_mode mode, bool systemd_running, shim_error_t *err);
 
 /* Where the cgroup2 hierarchy is mounted (/sys/fs/cgroup on a cgroup v2
  * host, /sys/fs/cgroup/unified on a hybrid one), or NULL. */
@@ -199,7 +232,8 @@ uint64_t cgroup_blkio_weight_to_io (uint64_t weight);
 int cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t *err);
 
 /* Kill every process in it (cgroup.kill) and remove it, waiting for the
- * kernel to report it empty.  A cgroup that cannot be removed is an error. */
+ * kernel to report it empty.  A cgroup that cannot be removed is an error.
+ * With cg->keep, nothing is removed. */
 int cgroup_destroy (struct cgroup *cg, shim_error_t *err);
 
 void cgroup_release (struct cgroup *cg);
@@ -230,8 +264,26 @@ int cgroup_freeze (struct cgroup *cg, bool frozen, shim_error_t *err);
  * one that cannot be read: false. */
 bool cgroup_frozen (const struct cgroup *cg);
 
-/* `update`: write new linux.resources to a running container's cgroup. */
+/* `update`: write new linux.resources to a running container's cgroup.
+ * Only what R gives is written, as runc's update: memory.oom.group only
+ * from `unified`; swap as it was unless R gives it (or the limit goes to
+ * -1, which takes swap along, as runc), where "as it was" is the file
+ * untouched on v2 and, on v1, memory.memsw.limit_in_bytes untouched or,
+ * for a container without swap (memsw equal to the limit), following the
+ * limit so that it stays without swap. */
 int cgroup_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *err);
+
+/* What cgroup v2's memory.swap.max gets from R (swap alone; OCI's swap is
+ * memory + swap), in BUF: "" when it is not written.  At create a limit
+ * without swap means no swap ("0"); an update (R->update) writes it only
+ * when R gives swap, or a limit of -1 without swap ("max", as runc).
+ * Pure: what the v2 manager writes.  (The systemd manager's properties
+ * still say MemorySwapMax=0 for a limit without swap, on update too:
+ * cgroup/systemd.c's append_resources.) */
+void cgroup_v2_swap_max (const struct cgroup_resources *r, char *buf, size_t size);
+/* Whether memory.oom.group=1, create's default, is written for R: at
+ * create unless `unified` sets the key; never on an update. */
+bool cgroup_v2_oom_group_default (const struct cgroup_resources *r);
 
 /* Signal every process in it (kill --all). */
 int cgroup_signal_all (struct cgroup *cg, int sig, shim_error_t *err);
@@ -252,6 +304,28 @@ int cgroup_clone_fd (const struct cgroup *cg);
  * property for are written to the scope's files; dirfd is set after. */
 int cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
 
+/* `exec --cgroup`: the sub-cgroups of CG that ARGS (N of them) name, as
+ * runc 1.1's exec takes them: one PATH, for every hierarchy (the one
+ * there is on cgroup v2; on a hybrid host the v1 ones and the unified
+ * one), or CTRL[,CTRL...]:PATH, one argument or more, for the v1
+ * hierarchies carrying those controllers (the others stay at CG's).  PATH
+ * is taken under CG's directory in each hierarchy, a leading `/` too (as
+ * runc's path.Join); one whose `..` leads out of it is refused ("PATH is
+ * not a sub cgroup path", EXDEV), and each must exist.  A controller no
+ * hierarchy of CG carries is "unknown controller CTRL".  OUT is CG with
+ * those directories, for cgroup_clone_fd and cgroup_enter; it owns its fds
+ * (cgroup_release) and removes nothing. */
+int cgroup_sub_open (const struct cgroup *cg, char *const *args, size_t n, struct cgroup *out, shim_error_t *err);
+/* The processes in CG and in every cgroup below it (exec --cgroup's, or the
+ * container's own), as cgroup.procs lists them: *text (malloc'd) one pid a
+ * line.  CG's cgroup2 directory (on a pure v1 host, its memory one), which
+ * every process of the container is under.  runc's ps lists them all. */
+int cgroup_procs_all (const struct cgroup *cg, char **text, shim_error_t *err);
+/* The part of cgroup_sub_open that is pure: SUB joined to BASE (a cgroup's
+ * path) lexically, as runc's path.Join; *rel (malloc'd) the part under
+ * BASE, "." for BASE itself; EXDEV when it leads out of BASE. */
+int cgroup_sub_path (const char *base, const char *sub, char **rel, shim_error_t *err);
+
 /* Whether cgroup_enter has anything to do for cg: then a child must wait
  * for it before it runs anything of the container's. */
 bool cgroup_enter_needed (const struct cgroup *cg);
@@ -260,6 +334,13 @@ bool cgroup_enter_needed (const struct cgroup *cg);
  * cgroup itself on v2, its memory hierarchy directory on v1; -1 when there
  * is none.  Borrowed: the cgroup keeps it. */
 int cgroup_memory_dirfd (const struct cgroup *cg);
+/* The same for the pids controller (pids.events, pids.max). */
+int cgroup_pids_dirfd (const struct cgroup *cg);
+/* The path the kernel names the container's memory cgroup by in its OOM
+ * records: the memory hierarchy's own on v1 (a relative cgroupsPath is
+ * resolved per hierarchy, under the runtime's own cgroup there), else
+ * cg->path.  Borrowed. */
+const char *cgroup_memory_path (const struct cgroup *cg);
 
 /* What `events --stats` reports (runc's stats event), from whichever files
  * this host has (cgroup/stats.c): cgroup v2's cpu.stat, memory.current,

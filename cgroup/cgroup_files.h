@@ -103,6 +103,11 @@ bool cg_events_fd_ended (int cgroup_events_fd);
  * counters are the cgroup's own only (events_local: oom_kill from
  * memory.oom_control, max from memory.failcnt; no oom, no tree counts). */
 #define CG_SNAP_V1 (1u << 10)
+/* pids.events (its `max`: forks refused at pids.max) and pids.max, of the
+ * cgroup itself on v2 and of its v1 pids cgroup on v1 (a 6.18 host has
+ * pids.events there too): absent without the pids controller. */
+#define CG_SNAP_PIDS_EVENTS (1u << 11)
+#define CG_SNAP_PIDS_MAX (1u << 12)
 struct cg_snapshot
 {
   unsigned have;
@@ -123,12 +128,18 @@ struct cg_snapshot
   /* CG_SNAP_V1: the v1 memory cgroup had subdirectories (nested cgroups,
    * whose kills its own counters do not count) when it was read. */
   bool v1_nested;
+  uint64_t pids_max_events; /* pids.events max */
+  uint64_t pids_max;        /* pids.max, or CG_UNLIMITED */
 };
 
 /* Read every file above from an open cgroup directory.  ENOENT marks a part
  * absent; any other read error or a malformed file fails, naming the file. */
 int cg_snapshot_read (int cgroup_dirfd, struct cg_snapshot *out, shim_error_t *err);
 
+/* pids.events and pids.max from an open pids cgroup directory into OUT
+ * (cg_snapshot_read reads them from the cgroup itself; a v1 host's are in
+ * the pids hierarchy).  Absent files leave their bits clear. */
+int cg_snapshot_read_pids (int pids_dirfd, struct cg_snapshot *out, shim_error_t *err);
 /* One-line JSON object; *out is malloc'd.  Absent files are null, absent keys
  * are left out, CG_UNLIMITED is the string "max". */
 int cg_snapshot_to_json (const struct cg_snapshot *snap, char **out, shim_error_t *err);

@@ -36,6 +36,14 @@ bool cgroup_key_is_ctrl (const char *key, size_t i);
  * deepest first (DEPTH: 0 at the container's; PATH for messages). */
 int cgroup_remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err);
 
+/* FN for each cgroup directly below DIRFD (at PATH, DEPTH deep; more than
+ * 64 is refused): DIRFD, the child's name, its fd (O_CLOEXEC, closed
+ * after), its path for messages and its depth.  One removed under us is
+ * skipped. */
+typedef int (*cgroup_child_fn) (int dirfd, const char *name, int child, const char *cpath, int depth, void *arg,
+                                shim_error_t *err);
+int cgroup_walk_children (int dirfd, const char *path, int depth, cgroup_child_fn fn, void *arg, shim_error_t *err);
+
 /* rmdir PATH under MOUNTFD (its descendants first) and then up to DEPTH - 1
  * of its parents, innermost first; ENOTEMPTY/EBUSY on a parent shared with
  * another container is expected.  A task that was just killed may still be
@@ -135,6 +143,8 @@ int cgroup_path_for_v1 (const char *cgroups_path, bool systemd, const char *ctrl
 /* The container's directory in the hierarchy carrying controller NAME
  * ("memory", "cpu"), or -1 when none is mounted (or it was removed). */
 int cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name);
+/* The hierarchy carrying controller NAME, or NULL. */
+const struct cgroup_v1_dir *cgroup_v1_find (const struct cgroup_v1 *v, const char *name);
 
 /* cgroup_enter on v1: PID into every hierarchy's cgroup.procs. */
 int cgroup_v1_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);

@@ -457,7 +457,7 @@ cgroup_delegate_to (int dirfd, const char *path, uid_t owner, shim_error_t *err)
 }
 
 int
-cgroup_remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err)
+cgroup_walk_children (int dirfd, const char *path, int depth, cgroup_child_fn fn, void *arg, shim_error_t *err)
 {
   cleanup_dir DIR *d = NULL;
   struct dirent *de;
@@ -478,17 +478,35 @@ cgroup_remove_descendants (int dirfd, const char *path, int depth, shim_error_t 
       cleanup_free char *cpath = NULL;
       if (de->d_type != DT_DIR || strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
+      /* Removed under us: nothing left in it to walk. */
+      child = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (child < 0 && errno == ENOENT)
+        continue;
       if (asprintf (&cpath, "%s/%s", path, de->d_name) < 0)
         return shim_error_errno (err, "cgroup `%s`", path);
-      child = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (child < 0)
         return shim_error_errno (err, "open cgroup `%s`", cpath);
-      if (cgroup_remove_descendants (child, cpath, depth + 1, err) < 0)
+      if (fn (dirfd, de->d_name, child, cpath, depth + 1, arg, err) < 0)
         return -1;
-      if (unlinkat (dirfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        return shim_error_errno (err, "remove cgroup `%s`", cpath);
     }
   return 0;
+}
+
+/* cgroup_remove_descendants' step: CHILD's own descendants, then CHILD. */
+static int
+remove_child (int dirfd, const char *name, int child, const char *cpath, int depth, void *arg, shim_error_t *err)
+{
+  if (cgroup_walk_children (child, cpath, depth, remove_child, arg, err) < 0)
+    return -1;
+  if (unlinkat (dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return shim_error_errno (err, "remove cgroup `%s`", cpath);
+  return 0;
+}
+
+int
+cgroup_remove_descendants (int dirfd, const char *path, int depth, shim_error_t *err)
+{
+  return cgroup_walk_children (dirfd, path, depth, remove_child, NULL, err);
 }
 
 /* Removing a cgroup whose last task was just killed: v1 counts the task

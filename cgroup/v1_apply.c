@@ -34,6 +34,14 @@ cgroup_v1_refuse_frozen (int freezer_fd, const char *path, shim_error_t *err)
 int
 cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name)
 {
+  const struct cgroup_v1_dir *h = cgroup_v1_find (v, name);
+
+  return h ? h->dirfd : -1;
+}
+
+const struct cgroup_v1_dir *
+cgroup_v1_find (const struct cgroup_v1 *v, const char *name)
+{
   size_t i, n = strlen (name);
   for (i = 0; v && i < v->n; i++)
     {
@@ -43,11 +51,11 @@ cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name)
         {
           size_t len = strcspn (c, ",");
           if (len == n && strncmp (c, name, n) == 0)
-            return v->h[i].dirfd;
+            return &v->h[i];
           c += len + (c[len] == ',');
         }
     }
-  return -1;
+  return NULL;
 }
 
 static int
@@ -67,13 +75,59 @@ write_i64 (int fd, const char *file, int64_t v, const char *json_path, shim_erro
   return write_knob (fd, file, buf, json_path, err);
 }
 
+/* The kernel's value of FILE in FD, -1 for its "no limit". */
+static int
+read_limit (int fd, const char *file, const char *json_path, int64_t *out, shim_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+
+  if (util_read_file_at (fd, file, &buf, NULL, err) < 0)
+    return shim_error_prefix (err, "%s", json_path);
+  if (util_parse_i64 (buf, out) < 0 || (uint64_t) *out >= CGROUP_V1_UNLIMITED_FROM)
+    *out = -1;
+  return 0;
+}
+
+/* What memsw becomes when an update gives a limit without swap: runc's
+ * setMemoryAndSwap leaves memsw as it was (its update passes no swap), or
+ * -1 when the limit goes to -1.  A container without swap (memsw equal to
+ * a limit: create's default under a limit) stays without: memsw follows
+ * the limit, as memory.swap.max=0 stays on v2.  *SWAP is 0 to leave memsw
+ * alone; then a limit above memsw, which the kernel refuses with a bare
+ * EINVAL, is refused here by name. */
+static int
+update_swap (int fd, const struct cgroup_resources *r, int64_t *swap, shim_error_t *err)
+{
+  int64_t limit, memsw;
+
+  *swap = 0;
+  if (r->memory_limit < 0)
+    {
+      *swap = -1;
+      return 0;
+    }
+  if (read_limit (fd, "memory.limit_in_bytes", "linux.resources.memory.limit", &limit, err) < 0
+      || read_limit (fd, "memory.memsw.limit_in_bytes", "linux.resources.memory.swap", &memsw, err) < 0)
+    return -1;
+  if (memsw >= 0 && memsw == limit)
+    *swap = r->memory_limit;
+  else if (memsw >= 0 && r->memory_limit > memsw)
+    return shim_error_plain (err, EINVAL,
+                             "linux.resources.memory.limit: %" PRId64 " is above the container's memory+swap "
+                             "limit %" PRId64 " (memory.memsw.limit_in_bytes): give the swap too "
+                             "(linux.resources.memory.swap, --memory-swap)",
+                             r->memory_limit, memsw);
+  return 0;
+}
+
 /* memory.limit_in_bytes and memory.memsw.limit_in_bytes (memory + swap, as
  * OCI's swap).  The kernel keeps limit <= memsw at every moment, so the one
  * that grows goes first: memsw first when it becomes unlimited or larger
  * than the current limit, else the limit first (runc's setMemoryAndSwap).
- * With a limit and no swap given, memsw is the limit (no swap), as the v2
- * manager sets memory.swap.max to 0: otherwise the kernel swaps instead of
- * reaching the limit and the limit never takes. */
+ * At create, a limit and no swap given make memsw the limit (no swap), as
+ * the v2 manager sets memory.swap.max to 0: otherwise the kernel swaps
+ * instead of reaching the limit and the limit never takes.  An update
+ * without swap: update_swap. */
 static int
 apply_memory (int fd, const struct cgroup_resources *r, shim_error_t *err)
 {
@@ -81,15 +135,18 @@ apply_memory (int fd, const struct cgroup_resources *r, shim_error_t *err)
   bool has_swap = r->has_memory_swap || (r->has_memory_limit && r->memory_limit > 0);
   int64_t swap = r->has_memory_swap ? r->memory_swap : r->memory_limit;
 
+  if (r->update && !r->has_memory_swap && r->has_memory_limit && memsw)
+    {
+      if (update_swap (fd, r, &swap, err) < 0)
+        return -1;
+      has_swap = swap != 0;
+    }
   if (r->has_memory_limit && has_swap && memsw)
     {
-      cleanup_free char *cur = NULL;
-      int64_t current = -1;
-      if (util_read_file_at (fd, "memory.limit_in_bytes", &cur, NULL, err) < 0)
-        return shim_error_prefix (err, "linux.resources.memory.limit");
-      if (util_parse_i64 (cur, &current) < 0)
-        current = INT64_MAX; /* the kernel's "no limit" is just under 2^63 */
-      if (swap < 0 || current < swap)
+      int64_t current;
+      if (read_limit (fd, "memory.limit_in_bytes", "linux.resources.memory.limit", &current, err) < 0)
+        return -1;
+      if (swap < 0 || (current >= 0 && current < swap))
         {
           if (write_i64 (fd, "memory.memsw.limit_in_bytes", swap, "linux.resources.memory.swap", err) < 0
               || write_i64 (fd, "memory.limit_in_bytes", r->memory_limit, "linux.resources.memory.limit", err) < 0)
@@ -120,58 +177,73 @@ apply_memory (int fd, const struct cgroup_resources *r, shim_error_t *err)
   return 0;
 }
 
-/* cpu.rt_period_us and cpu.rt_runtime_us: the kernel keeps runtime <=
- * period, so when the period shrinks below the current runtime it is
- * refused until the runtime went first (runc's order: period, and on
- * failure runtime then period again).  A nonzero runtime also needs the
- * parent's budget and CONFIG_RT_GROUP_SCHED: the kernel's refusal then
- * names the file. */
+/* A period and the budget checked against it (cpu.cfs_period_us and
+ * cpu.cfs_quota_us, cpu.rt_period_us and cpu.rt_runtime_us).  The kernel
+ * checks every write against the parent's budget with the other value as
+ * it is now, so a new pair can be refused in one order and accepted in the
+ * other: a shorter period with the old quota is a larger share than the
+ * parent allows.  runc's order: the period, and when the kernel refuses it
+ * (EINVAL) while a budget is to be written too, the budget, then the period
+ * again.  BUDGET NULL: no budget to write. */
+struct v1_pair
+{
+  const char *period_file, *period_path;
+  const char *budget_file, *budget_path;
+};
+
 static int
-apply_rt (int fd, const struct cgroup_resources *r, shim_error_t *err)
+write_pair (int fd, const struct v1_pair *p, uint64_t period, const int64_t *budget, shim_error_t *err)
 {
   char buf[32];
   bool retry = false;
 
-  if (r->has_cpu_rt_period && r->cpu_rt_period)
+  if (period)
     {
       shim_error_t tmp = NULL;
-      snprintf (buf, sizeof buf, "%" PRIu64, r->cpu_rt_period);
-      if (write_knob (fd, "cpu.rt_period_us", buf, "linux.resources.cpu.realtimePeriod", &tmp) < 0)
+      snprintf (buf, sizeof buf, "%" PRIu64, period);
+      if (write_knob (fd, p->period_file, buf, p->period_path, &tmp) < 0)
         {
-          if (!r->has_cpu_rt_runtime)
+          if (budget == NULL || tmp->status != EINVAL)
             return shim_error_take (err, &tmp);
           shim_error_release (&tmp);
           retry = true;
         }
     }
-  if (r->has_cpu_rt_runtime
-      && write_i64 (fd, "cpu.rt_runtime_us", r->cpu_rt_runtime, "linux.resources.cpu.realtimeRuntime", err) < 0)
+  if (budget && write_i64 (fd, p->budget_file, *budget, p->budget_path, err) < 0)
     return -1;
-  if (retry && write_knob (fd, "cpu.rt_period_us", buf, "linux.resources.cpu.realtimePeriod", err) < 0)
+  if (retry && write_knob (fd, p->period_file, buf, p->period_path, err) < 0)
     return -1;
   return 0;
+}
+
+/* A nonzero realtime runtime also needs the parent's budget and
+ * CONFIG_RT_GROUP_SCHED: the kernel's refusal then names the file. */
+static int
+apply_rt (int fd, const struct cgroup_resources *r, shim_error_t *err)
+{
+  static const struct v1_pair rt = { "cpu.rt_period_us", "linux.resources.cpu.realtimePeriod",
+                                     "cpu.rt_runtime_us", "linux.resources.cpu.realtimeRuntime" };
+  int64_t runtime = r->cpu_rt_runtime;
+
+  return write_pair (fd, &rt, r->has_cpu_rt_period ? r->cpu_rt_period : 0,
+                     r->has_cpu_rt_runtime ? &runtime : NULL, err);
 }
 
 static int
 apply_cpu (int fd, const struct cgroup_resources *r, shim_error_t *err)
 {
+  static const struct v1_pair cfs = { "cpu.cfs_period_us", "linux.resources.cpu.period", "cpu.cfs_quota_us",
+                                      "linux.resources.cpu.quota" };
+  int64_t quota = r->cpu_quota > 0 ? r->cpu_quota : -1;
   char buf[32];
+
   if (r->has_cpu_shares && r->cpu_shares)
     {
       snprintf (buf, sizeof buf, "%" PRIu64, r->cpu_shares);
       if (write_knob (fd, "cpu.shares", buf, "linux.resources.cpu.shares", err) < 0)
         return -1;
     }
-  /* The period first: a quota is checked against it. */
-  if (r->has_cpu_period && r->cpu_period)
-    {
-      snprintf (buf, sizeof buf, "%" PRIu64, r->cpu_period);
-      if (write_knob (fd, "cpu.cfs_period_us", buf, "linux.resources.cpu.period", err) < 0)
-        return -1;
-    }
-  if (r->has_cpu_quota && write_i64 (fd, "cpu.cfs_quota_us", r->cpu_quota > 0 ? r->cpu_quota : -1,
-                                     "linux.resources.cpu.quota", err)
-                              < 0)
+  if (write_pair (fd, &cfs, r->has_cpu_period ? r->cpu_period : 0, r->has_cpu_quota ? &quota : NULL, err) < 0)
     return -1;
   return apply_rt (fd, r, err);
 }
@@ -364,7 +436,7 @@ v1_name (unsigned bit)
 }
 
 /* memory.oom.group "0" or "1": v1 has no such file, the runtime emulates
- * it (verdict/monitor.c), so the key is accepted and never written. */
+ * it (evidence/monitor.c), so the key is accepted and never written. */
 static bool
 oom_group_key (const struct util_kv *kv)
 {
@@ -434,17 +506,19 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
     {
       if (n_bad == 1)
         return shim_error_plain (err, ENOTSUP,
-                                 "linux.resources.unified.%s: cannot enforce it: a cgroup v2 file, and this "
-                                 "host's controllers are on cgroup v1; --allow-unenforced-limits runs without it",
+                                 "invalid configuration: linux.resources.unified.%s: cannot enforce it: a cgroup v2 "
+                                 "file, and this host's controllers are on cgroup v1; --allow-unenforced-limits "
+                                 "runs without it",
                                  bad_key);
       if (n_bad > 1)
         return shim_error_plain (err, ENOTSUP,
-                                 "linux.resources.unified: cannot enforce %s: cgroup v2 files, and this host's "
-                                 "controllers are on cgroup v1; --allow-unenforced-limits runs without them",
+                                 "invalid configuration: linux.resources.unified: cannot enforce %s: cgroup v2 files, "
+                                 "and this host's controllers are on cgroup v1; --allow-unenforced-limits runs "
+                                 "without them",
                                  keys);
       return shim_error_plain (err, ENOTSUP,
-                               "linux.resources: cannot enforce the %s limit: no cgroup v1 hierarchy carries the "
-                               "`%s` controller; --allow-unenforced-limits runs without it",
+                               "invalid configuration: linux.resources: cannot enforce the %s limit: no cgroup v1 "
+                               "hierarchy carries the `%s` controller; --allow-unenforced-limits runs without it",
                                cgroup_first_ctrl (missing), v1_name (missing & -missing));
     }
   if (missing || bad_key)
@@ -487,8 +561,8 @@ v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgro
       fd = cgroup_v1_dirfd (v, "devices");
       if (fd < 0 && !allow_unenforced)
         return shim_error_plain (err, ENOTSUP,
-                                 "linux.resources.devices: cannot enforce the device rules: no devices "
-                                 "hierarchy is mounted; --allow-unenforced-limits runs without them");
+                                 "invalid configuration: linux.resources.devices: cannot enforce the device rules: "
+                                 "no devices hierarchy is mounted; --allow-unenforced-limits runs without them");
       if (fd >= 0 && apply_devices (fd, r, err) < 0)
         return -1;
     }

@@ -129,6 +129,37 @@ has_unified (const struct cgroup_resources *r, const char *key)
   return false;
 }
 
+void
+cgroup_v2_swap_max (const struct cgroup_resources *r, char *buf, size_t size)
+{
+  bool limit = r->has_memory_limit && r->memory_limit > 0;
+
+  /* OCI swap is memory+swap; cgroup v2 counts swap alone.  At create a
+   * limit without swap means no swap: otherwise the kernel swaps instead of
+   * reaching memory.max and the limit never takes.  An update leaves swap
+   * as it was (runc's fs2 writes nothing for an unset swap), but a limit
+   * lifted to -1 lifts swap too (runc's ConvertMemorySwapToCgroupV2Value). */
+  buf[0] = '\0';
+  if (r->has_memory_swap && r->memory_swap < 0)
+    snprintf (buf, size, "max");
+  else if (r->has_memory_swap && limit)
+    snprintf (buf, size, "%" PRId64, r->memory_swap - r->memory_limit);
+  else if (!r->has_memory_swap && r->update && r->has_memory_limit && r->memory_limit < 0)
+    snprintf (buf, size, "max");
+  else if (!r->has_memory_swap && !r->update && limit)
+    snprintf (buf, size, "0");
+}
+
+bool
+cgroup_v2_oom_group_default (const struct cgroup_resources *r)
+{
+  /* One OOM takes the whole container: a half-killed container is worse
+   * than a dead one, and the verdict can then name it.  Only at create:
+   * an update of any other field kept overwriting a user's `unified` "0"
+   * (or the hook's or an engine's choice) with 1. */
+  return !r->update && !has_unified (r, "memory.oom.group");
+}
+
 /* What cgroup v1 has and v2 maps differently: blockIO's per-device lists
  * into io.weight and io.max ("MAJ:MIN rbps=N", one key per write, the
  * others kept), hugepageLimits into hugetlb.<size>.max, as runc's fs2.
@@ -205,22 +236,11 @@ apply_resources (int fd, const struct cgroup_resources *r, unsigned ctrls, shim_
           if (write_knob (fd, "memory.low", buf, "linux.resources.memory.reservation", err) < 0)
             return -1;
         }
-      /* OCI swap is memory+swap; cgroup v2 counts swap alone.  With a limit
-       * and no swap given, swap is 0: otherwise the kernel swaps instead of
-       * reaching memory.max and the limit never takes. */
-      buf[0] = '\0';
-      if (r->has_memory_swap && r->memory_swap < 0)
-        snprintf (buf, sizeof (buf), "max");
-      else if (r->has_memory_swap && r->has_memory_limit && r->memory_limit > 0)
-        snprintf (buf, sizeof (buf), "%" PRId64, r->memory_swap - r->memory_limit);
-      else if (r->has_memory_limit && r->memory_limit > 0)
-        snprintf (buf, sizeof (buf), "0");
+      cgroup_v2_swap_max (r, buf, sizeof buf);
       if (buf[0] && faccessat (fd, "memory.swap.max", F_OK, 0) == 0
           && write_knob (fd, "memory.swap.max", buf, "linux.resources.memory.swap", err) < 0)
         return -1;
-      /* One OOM takes the whole container: a half-killed container is worse
-       * than a dead one, and the verdict can then name it. */
-      if (!has_unified (r, "memory.oom.group")
+      if (cgroup_v2_oom_group_default (r)
           && write_knob (fd, "memory.oom.group", "1", "memory.oom.group", err) < 0)
         return -1;
     }
@@ -466,7 +486,7 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
       bool several = ctrl_names (required & ~have, false, names, sizeof (names));
       if (!spec->allow_unenforced)
         ret = shim_error_plain (err, ENOTSUP,
-                                "linux.resources: cannot enforce the %s limit%s: %s; "
+                                "invalid configuration: linux.resources: cannot enforce the %s limit%s: %s; "
                                 "--allow-unenforced-limits runs without %s",
                                 names, several ? "s" : "", why ? why : "", several ? "them" : "it");
       else
@@ -683,7 +703,9 @@ v2_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *er
     {
       char names[128];
       bool several = ctrl_names (cgroup_required_controllers (r) & ~have, false, names, sizeof (names));
-      return shim_error_plain (err, ENOTSUP, "cannot enforce the %s limit%s: the controller%s not enabled for cgroup `%s`",
+      return shim_error_plain (err, ENOTSUP,
+                               "invalid configuration: cannot enforce the %s limit%s: the controller%s not enabled "
+                               "for cgroup `%s`",
                                names, several ? "s" : "", several ? "s are" : " is", cg->path);
     }
   if (apply_resources (cg->dirfd, r, have, err) < 0)

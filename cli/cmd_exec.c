@@ -28,7 +28,9 @@ const char cmd_exec_usage[] = "usage: shim exec [options] ID COMMAND [ARG]...\n"
                               "      --process-label LABEL      accepted for runc; no effect here\n"
                               "      --apparmor PROFILE         accepted for runc; no effect here\n"
                               "      --cap CAP                  accepted for runc; no effect here\n"
-                              "      --cgroup PATH              run in this cgroup under the container's\n";
+                              "      --cgroup [CTRL:]PATH       run in this sub-cgroup of the container's: in every\n"
+                              "                                 hierarchy, or (CTRL[,CTRL]:, repeatable) in those\n"
+                              "                                 cgroup v1 hierarchies\n";
 
 static void
 cleanup_envp (char ***v)
@@ -40,6 +42,18 @@ static void
 cleanup_gidsp (gid_t **v)
 {
   free (*v);
+}
+
+/* A repeatable option's value, appended to *V (the strings are argv's). */
+static int
+add_arg (char *arg, char ***v, size_t *n, shim_error_t *err)
+{
+  char **nv = realloc (*v, (*n + 1) * sizeof (char *));
+  if (nv == NULL)
+    return shim_error_errno (err, "exec");
+  *v = nv;
+  nv[(*n)++] = arg;
+  return 0;
 }
 
 /* -g GID, repeatable, numeric as runc's. */
@@ -109,6 +123,7 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
   };
   __attribute__ ((cleanup (cleanup_envp))) char **envs = NULL;
   __attribute__ ((cleanup (cleanup_gidsp))) gid_t *gids = NULL;
+  __attribute__ ((cleanup (cleanup_envp))) char **cgroups = NULL;
   struct runtime_exec_opts o = { 0 };
   int c, exit_code;
 
@@ -122,18 +137,12 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
       case 't': o.tty = true; break;
       case 'c': o.console_socket = optarg; break;
       case 'e':
-        {
-          char **nv;
-          if (strchr (optarg, '=') == NULL)
-            return shim_error_plain (err, EINVAL, "exec: --env `%s`: KEY=VALUE", optarg);
-          nv = realloc (envs, (o.n_env + 1) * sizeof (char *));
-          if (nv == NULL)
-            return shim_error_errno (err, "exec");
-          envs = nv;
-          envs[o.n_env++] = optarg;
-          o.env = envs;
-          break;
-        }
+        if (strchr (optarg, '=') == NULL)
+          return shim_error_plain (err, EINVAL, "exec: --env `%s`: KEY=VALUE", optarg);
+        if (add_arg (optarg, &envs, &o.n_env, err) < 0)
+          return -1;
+        o.env = envs;
+        break;
       case O_CWD: o.cwd = optarg; break;
       case 'u': o.user = optarg; break;
       case O_NNP: o.no_new_privs = true; break;
@@ -147,7 +156,11 @@ cmd_exec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *er
         if (cmd_parse_preserve_fds ("exec", optarg, &o.preserve_fds, err) < 0)
           return -1;
         break;
-      case O_CGROUP: o.cgroup = optarg; break;
+      case O_CGROUP:
+        if (add_arg (optarg, &cgroups, &o.n_cgroups, err) < 0)
+          return -1;
+        o.cgroups = cgroups;
+        break;
       case O_IGNORED_ARG: break;
       case 'h': return CMD_HELP;
       default: return shim_error_plain (err, EINVAL, "exec: unknown option `%s`", argv[optind - 1]);

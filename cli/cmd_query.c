@@ -17,7 +17,7 @@ const char cmd_list_usage[] = "usage: shim list [options]\n"
                               "  -f, --format table|json        how to print (default: table)\n"
                               "  -q, --quiet                    print the ids only\n";
 const char cmd_ps_usage[] = "usage: shim ps [options] ID [PS_ARGS...]\n"
-                            "       with PS_ARGS (e.g. -ef): ps(1)'s table, the container's lines only\n"
+                            "       ps(1)'s table (ps PS_ARGS, or ps -ef), the container's lines only\n"
                             "\n"
                             "  -f, --format table|json        how to print (default: table)\n";
 const char cmd_events_usage[] = "usage: shim events [options] ID\n"
@@ -181,12 +181,15 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
       }
   if (optind >= argc)
     return shim_error_plain (err, EINVAL, "ps: a container id is required");
-  /* runc's: ps(1)'s own table; --format json is the pid list whatever the
-   * arguments. */
-  if (optind + 1 < argc && !json)
+  /* runc's: ps(1)'s own table, `ps -ef` without arguments; --format json
+   * is the pid list whatever the arguments. */
+  if (!json)
     {
+      static char *const ef[] = { (char *) "-ef" };
       cleanup_free char *table = NULL;
-      if (runtime_ps_table (ctx, argv[optind], argv + optind + 1, (size_t) (argc - optind - 1), &table, err) < 0)
+      bool args = optind + 1 < argc;
+      if (runtime_ps_table (ctx, argv[optind], args ? argv + optind + 1 : ef, args ? (size_t) (argc - optind - 1) : 1,
+                            &table, err) < 0)
         return -1;
       fputs (table, stdout);
       return 0;
@@ -196,17 +199,10 @@ cmd_ps (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
       runtime_ps_free (e, n);
       return -1;
     }
-  if (json)
-    printf ("[");
-  else
-    printf ("%-8s %s\n", "PID", "CMD");
+  printf ("[");
   for (i = 0; i < n; i++)
-    if (json)
-      printf ("%s%s", i == 0 ? "" : ",", e[i].pid);
-    else
-      printf ("%-8s %s\n", e[i].pid, e[i].cmd);
-  if (json)
-    printf ("]\n");
+    printf ("%s%s", i == 0 ? "" : ",", e[i].pid);
+  printf ("]\n");
   runtime_ps_free (e, n);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "verdict/verdict.h"
@@ -19,7 +20,7 @@ const char cmd_run_usage[] = "usage: shim run [options] [ID]\n"
                              "       shim run [options] BUNDLE/\n"
                              "\n"
                              "  -b, --bundle DIR               the bundle (default: BUNDLE/, or .)\n"
-                             "      --json                     print the verdict as one JSON line on stderr\n"
+                             "      --json                     one JSON line on stderr: the verdict, warnings, error\n"
                              "      --memory SIZE              memory limit for this run (e.g. 512M)\n"
                              "      --allow-unenforced-limits  run even where a limit cannot be enforced\n"
                              "  -d, --detach                   start it and return; `shim delete` removes it\n"
@@ -35,6 +36,9 @@ struct run_cli
 {
   struct runtime_run_opts r;
   bool json;
+  /* --json: the verdict, kept for the one line printed at the end (after
+   * the teardown, whose warnings it carries too). */
+  struct verdict *v;
 };
 
 /* `shim run DIR/`: an argument with a slash, or naming a directory, is the
@@ -46,20 +50,20 @@ looks_like_bundle (const char *arg)
   return strchr (arg, '/') != NULL || (stat (arg, &st) == 0 && S_ISDIR (st.st_mode));
 }
 
-/* runtime_run_opts.on_verdict: the verdict, as soon as it is known. */
+/* runtime_run_opts.on_verdict: the verdict, as soon as it is known;
+ * with --json kept for the line. */
 static void
 report_verdict (const struct verdict *v, int exit_code, void *opaque)
 {
-  bool json = *(const bool *) opaque;
+  struct run_cli *o = opaque;
 
-  if (json)
+  if (o->json)
     {
-      cleanup_free char *line = NULL;
-      shim_error_t tmp = NULL;
-      if (verdict_to_json (v, &line, &tmp) < 0)
-        log_error_release (&tmp);
+      o->v = malloc (sizeof *o->v);
+      if (o->v)
+        *o->v = *v;
       else
-        fprintf (stderr, "%s\n", line);
+        log_msg (LOG_ERROR, "run --json: no memory to keep the verdict");
       return;
     }
   /* A clean exit needs no explanation. */
@@ -98,14 +102,10 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
       {
       case 'b': o->r.c.bundle = optarg; break;
       case 'P': o->r.c.no_pivot = true; break;
-      case 'j':
-        /* From here on, so that an error in the options is JSON too. */
-        o->json = true;
-        log_stderr_json ();
-        break;
+      case 'j': o->json = true; break;
       case 'U': o->r.c.allow_unenforced = true; break;
       case 'd': o->r.detach = true; break;
-      case 'k': o->r.keep = true; break;
+      case 'k': o->r.keep = o->r.c.keep_cgroup = true; break;
       case 'p': o->r.c.pid_file = optarg; break;
       case 'c': o->r.c.console_socket = optarg; break;
       case 'K': break;
@@ -139,18 +139,77 @@ parse_run_opts (int argc, char **argv, struct run_cli *o, shim_error_t *err)
   return 0;
 }
 
+/* `run --json`'s one line: the verdict's fields (none when the run failed
+ * before there was one, or with --detach), then "warnings" (every error and
+ * warning logged on the way, in order) and "error" (what made the run
+ * fail, or null).  The verdict's own object stays as the state's
+ * annotation has it: the two fields are the line's only. */
+static void
+print_line (const struct verdict *v, const char *error)
+{
+  cleanup_yajl_gen yajl_gen g = yajl_gen_alloc (NULL);
+  const char *const *msgs;
+  size_t n = log_held (&msgs), len;
+  const unsigned char *buf;
+  shim_error_t tmp = NULL;
+  yajl_gen_status st = yajl_gen_status_ok;
+
+  if (g == NULL)
+    return;
+  if (v && verdict_gen_fields (g, v, &tmp) < 0)
+    {
+      /* Said in the line's error instead: nothing else reaches stderr. */
+      if (error == NULL)
+        error = tmp->msg;
+      yajl_gen_clear (g);
+      yajl_gen_reset (g, NULL);
+      v = NULL;
+    }
+  if (v == NULL)
+    JSON_TRY (st, yajl_gen_map_open (g));
+  JSON_TRY (st, json_gen_str (g, "warnings"));
+  JSON_TRY (st, yajl_gen_array_open (g));
+  for (size_t i = 0; i < n; i++)
+    JSON_TRY (st, json_gen_str (g, msgs[i]));
+  JSON_TRY (st, yajl_gen_array_close (g));
+  JSON_TRY (st, json_gen_str (g, "error"));
+  JSON_TRY (st, error ? json_gen_str (g, error) : yajl_gen_null (g));
+  JSON_TRY (st, yajl_gen_map_close (g));
+  if (st == yajl_gen_status_ok && yajl_gen_get_buf (g, &buf, &len) == yajl_gen_status_ok)
+    fprintf (stderr, "%.*s\n", (int) len, (const char *) buf);
+  shim_error_release (&tmp);
+}
+
+/* --json anywhere among run's options holds stderr from the start, so
+ * that an error in an option before it is in the line too. */
+static bool
+wants_json (int argc, char **argv)
+{
+  for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
+    if (strcmp (argv[i], "--json") == 0)
+      return true;
+  return false;
+}
+
 int
 cmd_run (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err)
 {
   struct run_cli o = { .r = { .on_verdict = report_verdict } };
-  int exit_code, ret;
+  int exit_code = 1, ret;
 
-  o.r.opaque = &o.json;
+  o.r.opaque = &o;
   o.r.c.allow_unenforced = ctx->allow_unenforced;
+  o.json = wants_json (argc, argv);
+  if (o.json)
+    log_stderr_hold ();
   ret = parse_run_opts (argc, argv, &o, err);
-  if (ret != 0)
+  if (ret == 0)
+    ret = runtime_run (ctx, &o.r, &exit_code, err) < 0 ? -1 : exit_code;
+  if (!o.json || ret == CMD_HELP)
     return ret;
-  if (runtime_run (ctx, &o.r, &exit_code, err) < 0)
-    return -1;
-  return exit_code;
+  print_line (o.v, ret < 0 && *err ? (*err)->msg : NULL);
+  free (o.v);
+  /* Said in the line: main has nothing left to print. */
+  shim_error_release (err);
+  return ret;
 }

@@ -47,6 +47,7 @@ int cmd_resume (const struct runtime_ctx *ctx, int argc, char **argv, shim_error
 int cmd_update (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_features (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 int cmd_spec (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
+int cmd_verdicts (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
 /* runc's commands shim does not implement (checkpoint, restore): --help,
  * or an error saying so; argv[0] is the command's name. */
 int cmd_unsupported (const struct runtime_ctx *ctx, int argc, char **argv, shim_error_t *err);
@@ -61,6 +62,7 @@ extern const char cmd_kill_usage[];
 extern const char cmd_delete_usage[];
 extern const char cmd_state_usage[];
 extern const char cmd_list_usage[];
+extern const char cmd_verdicts_usage[];
 extern const char cmd_ps_usage[];
 extern const char cmd_events_usage[];
 extern const char cmd_exec_usage[];

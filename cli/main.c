@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/log.h"
 #include "common/version.h"
+#include "history/history.h"
 #include "runtime/runtime.h"
 #include "runtime/security.h"
 
@@ -38,6 +39,8 @@ static const struct cli_command commands[] = {
   { "pause", "freeze every process of a container", cmd_pause_usage, cmd_pause, false },
   { "resume", "thaw a paused container", cmd_resume_usage, cmd_resume, false },
   { "update", "change a container's resources", cmd_update_usage, cmd_update, false },
+  { "verdicts", "list the verdicts kept after the containers were deleted", cmd_verdicts_usage, cmd_verdicts,
+    false },
   { "features", "print what this runtime implements (JSON)", cmd_features_usage, cmd_features, false },
   { "spec", "write a default config.json", cmd_spec_usage, cmd_spec, false },
   /* runc's names, so that a caller gets a clear refusal, not "unknown". */
@@ -58,17 +61,22 @@ usage (FILE *f)
   for (i = 0; i < N_COMMANDS; i++)
     fprintf (f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf (f, "\nglobal options:\n"
-              "      --root DIR                 where containers' state lives (default: %s)\n"
+              "      --root DIR                 where containers' state lives (default: %s;\n"
+              "                                 $XDG_RUNTIME_DIR/shim when not root)\n"
               "      --log FILE                 write the log there instead of stderr\n"
               "      --log-format text|json     the log's format (default: text)\n"
               "      --debug                    log debug lines too\n"
               "      --systemd-cgroup           read cgroupsPath as slice:prefix:name\n"
+              "      --history-dir DIR          the verdict history (default: %s, or\n"
+              "                                 $SHIM_HISTORY_DIR; \"\": none)\n"
+              "      --metrics-dir DIR          write death counters to DIR/" HISTORY_METRICS_FILE "\n"
+              "                                 (default: $SHIM_METRICS_DIR, else none)\n"
               "      --allow-unenforced-limits  as create's and run's option (for podman's --runtime-flag)\n"
               "      --criu PATH, --rootless B  accepted for runc; no effect here\n"
               "  -v, --version                  print the version\n"
               "  -h, --help                     print this help\n"
               "\n`shim help COMMAND` or `shim COMMAND --help`: a command's options.\n",
-           RUNTIME_DEFAULT_ROOT);
+           RUNTIME_DEFAULT_ROOT, HISTORY_DEFAULT_DIR);
 }
 
 /* The command NAME, or NULL once the error is told (WHAT: "unknown
@@ -132,6 +140,8 @@ main (int argc, char **argv)
     { "systemd-cgroup", no_argument, NULL, 's' },
     /* podman's `--runtime-flag allow-unenforced-limits` puts it here. */
     { "allow-unenforced-limits", no_argument, NULL, 'U' },
+    { "history-dir", required_argument, NULL, 'H' },
+    { "metrics-dir", required_argument, NULL, 'M' },
     { "version", no_argument, NULL, 'v' },
     /* runc's, accepted as engines pass them: no checkpointing here, and
      * rootless mode is decided by the config's user namespace. */
@@ -140,7 +150,8 @@ main (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct runtime_ctx ctx = { .root = RUNTIME_DEFAULT_ROOT };
+  struct runtime_ctx ctx = { .root = runtime_default_root () };
+  struct history_config history;
   const struct cli_command *cmd;
   const char *log = NULL, *log_format = "text";
   bool debug = false;
@@ -154,6 +165,8 @@ main (int argc, char **argv)
    * container, nor a hook, nor ps(1) inherits an ignored SIGPIPE. */
   sigemptyset (&pipe_sa.sa_mask);
   sigaction (SIGPIPE, &pipe_sa, NULL);
+  history_config_init (&history);
+  ctx.history = &history;
   /* '+': stop at the command, whose own options follow it. */
   while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1)
     switch (c)
@@ -164,6 +177,11 @@ main (int argc, char **argv)
       case 'd': debug = true; break;
       case 's': ctx.systemd_cgroup = true; break;
       case 'U': ctx.allow_unenforced = true; break;
+      case 'H':
+        history.dir = *optarg ? optarg : NULL;
+        history.dir_why = "--history-dir is empty";
+        break;
+      case 'M': history.metrics_dir = *optarg ? optarg : NULL; break;
       case 'I': break;
       case 'v':
         /* runc's three lines, which scripts parse. */

@@ -15,8 +15,10 @@
 static int log_fd = -1;
 static bool log_json;
 static bool debug_on;
-/* log_stderr_json: every line on stderr is a JSON record. */
-static bool stderr_json;
+/* log_stderr_hold: nothing on stderr; errors and warnings kept in held. */
+static bool stderr_held;
+static char **held;
+static size_t n_held;
 static const char *prog = "shim";
 
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
@@ -39,9 +41,35 @@ log_init (const char *program, const char *path, const char *format, bool debug,
 }
 
 void
-log_stderr_json (void)
+log_stderr_hold (void)
 {
-  stderr_json = true;
+  stderr_held = true;
+}
+
+size_t
+log_held (const char *const **msgs)
+{
+  *msgs = (const char *const *) held;
+  return n_held;
+}
+
+/* A message that cannot be kept (no memory) is lost, as a write to a
+ * closed stderr would be. */
+static void
+hold (const char *msg)
+{
+  char **more = realloc (held, (n_held + 1) * sizeof *held);
+  char *copy = strdup (msg);
+
+  if (more == NULL || copy == NULL)
+    {
+      if (more)
+        held = more;
+      free (copy);
+      return;
+    }
+  held = more;
+  held[n_held++] = copy;
 }
 
 bool
@@ -140,7 +168,7 @@ write_record (int fd, enum log_level level, const char *msg)
   char when[UTIL_RFC3339_LEN];
 
   util_rfc3339_now (when, sizeof when);
-  if (log_json || (fd == STDERR_FILENO && stderr_json))
+  if (log_json)
     write_json_record (fd, level, msg, when);
   else
     write_text_record (fd, level, msg, when);
@@ -150,8 +178,8 @@ write_record (int fd, enum log_level level, const char *msg)
  * without one.  Info and debug lines are only ever log records (debug with
  * --debug; info on stderr with --debug only, a person is reading).  Errors
  * and warnings are for whoever ran shim too: always on stderr, as
- * "shim: msg", unless stderr is itself the JSON log (or `run --json` made
- * every line there JSON). */
+ * "shim: msg", unless stderr is itself the JSON log; with `run --json`
+ * they are held for its one line. */
 static void
 emit (enum log_level level, const char *msg)
 {
@@ -161,13 +189,17 @@ emit (enum log_level level, const char *msg)
     return;
   if (!stderr_is_log)
     write_record (log_fd, level, msg);
-  if (stderr_is_log && (level > LOG_WARNING || log_json || stderr_json))
+  if (stderr_held)
+    {
+      if (level <= LOG_WARNING)
+        hold (msg);
+      return;
+    }
+  if (stderr_is_log && (level > LOG_WARNING || log_json))
     {
       if (level <= LOG_WARNING || debug_on)
         write_record (STDERR_FILENO, level, msg);
     }
-  else if (level <= LOG_WARNING && stderr_json)
-    write_record (STDERR_FILENO, level, msg);
   else if (level <= LOG_WARNING)
     {
       cleanup_free char *line = NULL;

@@ -9,6 +9,7 @@
 #define SHIM_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/error.h"
 
@@ -22,10 +23,13 @@ enum log_level
 
 /* path may be NULL (stderr only); format is "text" or "json". */
 int log_init (const char *program, const char *path, const char *format, bool debug, shim_error_t *err);
-/* `run --json`: from now on every line the log writes on stderr is a JSON
- * record (errors and warnings too, as with --log-format json), whatever
- * --log and --log-format say, so that `2>&1 | jq` always works. */
-void log_stderr_json (void);
+/* `run --json`: from now on the log writes nothing on stderr, which is left
+ * to the one JSON line `run` prints at its end: errors and warnings are
+ * held for it (log_held), info and debug lines go only to the --log FILE. */
+void log_stderr_hold (void);
+/* The messages of the errors and warnings held since log_stderr_hold, in
+ * order (borrowed: valid until exit); their number. */
+size_t log_held (const char *const **msgs);
 bool log_debug_enabled (void);
 void log_msg (enum log_level level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 /* Print an error in the one place that does, and release it. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -198,6 +199,34 @@ util_monotonic_ms (void)
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+util_ns_initial (const char *ns)
+{
+  static const struct
+  {
+    const char *name;
+    unsigned long ino;
+  } init_ino[] = {
+    /* include/linux/proc_ns.h; uapi/linux/nsfs.h names them since 6.x. */
+    { "pid", 0xEFFFFFFCUL },    /* PROC_PID_INIT_INO */
+    { "cgroup", 0xEFFFFFFBUL }, /* PROC_CGROUP_INIT_INO */
+  };
+  char path[64];
+  struct stat st;
+
+  for (size_t i = 0; i < sizeof init_ino / sizeof init_ino[0]; i++)
+    {
+      if (strcmp (ns, init_ino[i].name) != 0)
+        continue;
+      snprintf (path, sizeof path, "/proc/self/ns/%s", ns);
+      if (stat (path, &st) < 0)
+        return errno == ENOENT ? 1 : -1;
+      return st.st_ino == init_ino[i].ino;
+    }
+  errno = EINVAL;
+  return -1;
 }
 
 int

@@ -105,6 +105,12 @@ long long util_monotonic_ms (void);
  * < 0 failed (errno).  Every wait of the runtime has a bound: this is it. */
 int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
 
+/* Whether this process is in the initial namespace of kind NS ("pid",
+ * "cgroup"): 1 yes, 0 no, -1 unknown (errno).  The kernel gives each
+ * initial namespace a fixed inode (PROC_PID_INIT_INO, ...); a kernel
+ * without /proc/self/ns/NS has no such namespaces, so all is initial. */
+int util_ns_initial (const char *ns);
+
 /* Why ID cannot be a container id (runc's rule: 1 to 1024 of letters,
  * digits and `_-.+`, not `.` or `..`, so it is always one path component),
  * or NULL when it can. */

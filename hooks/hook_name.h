@@ -15,13 +15,9 @@
 
 #include "hooks/hook_state.h"
 
-/* The container's name in a hosts file's TEXT: the first alias after
- * HOSTNAME on the line that names HOSTNAME, when it is a valid container
- * name.  Pure; *name is malloc'd, or NULL when there is none. */
-int hook_name_from_hosts (const char *text, const char *hostname, char **name);
-
 /* The name for the container of state ST: its annotation (hook_state_parse
- * keeps it), else podman's hosts file through the bundle's config.json.
+ * keeps it), else podman's hosts file through the bundle's config.json
+ * (history_name_podman, the runtime's too).
  * Best effort: *name is NULL when there is none, and nothing fails arming. */
 void hook_name_find (const struct hook_state *st, char **name);
 

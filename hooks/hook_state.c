@@ -10,6 +10,7 @@
 #include "cgroup/cgroup.h"
 #include "common/json.h"
 #include "common/util.h"
+#include "history/history.h"
 
 static const char *
 type_name (yajl_val v)
@@ -94,8 +95,8 @@ get_annotations (yajl_val root, struct hook_state *st, shim_error_t *err)
       if (strcmp (a->u.object.keys[i], HOOK_ANNOTATION) == 0
           && parse_switch (v->u.string, &st->annotation, err) < 0)
         return -1;
-      if (strcmp (a->u.object.keys[i], "io.container.manager") == 0)
-        st->podman = strcmp (v->u.string, "libpod") == 0;
+      if (strcmp (a->u.object.keys[i], HISTORY_PODMAN_MANAGER_KEY) == 0)
+        st->podman = strcmp (v->u.string, HISTORY_PODMAN_MANAGER) == 0;
       for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (strcmp (a->u.object.keys[i], names[k]) == 0 && st->name == NULL
             && util_id_invalid (v->u.string) == NULL && v->u.string[0] != '.'

@@ -18,6 +18,7 @@
 
 #include "common/json.h"
 #include "common/util.h"
+#include "evidence/watcher.h"
 
 /* Unlocks (by closing) the store lock. */
 #define cleanup_lock cleanup_close
@@ -193,44 +194,13 @@ hook_store_open_container (int dirfd, const char *id, int *cfd, shim_error_t *er
 bool
 hook_store_watcher_running (int cfd)
 {
-  cleanup_close int fd = openat (cfd, HOOK_LOCK, O_RDONLY | O_CLOEXEC);
-
-  if (fd < 0)
-    return false;
-  return flock (fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+  return watcher_running (cfd, HOOK_LOCK);
 }
 
-/* The watcher closes the lock's fd when it ends (it holds it open for
- * writing), which inotify reports as IN_CLOSE_WRITE: a wait that sleeps
- * in poll(2) until then, bounded, instead of retrying the lock on a
- * timer.  The watch is added before the first try, so that a release
- * between the two is not missed; other closes only cause another try. */
 bool
 hook_store_wait_watcher (int cfd, int timeout_ms)
 {
-  cleanup_close int fd = openat (cfd, HOOK_LOCK, O_RDONLY | O_CLOEXEC);
-  cleanup_close int in = -1;
-  long long deadline = util_monotonic_ms () + timeout_ms;
-  char path[64], buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-
-  if (fd < 0)
-    return true;
-  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  in = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
-  if (in < 0 || inotify_add_watch (in, path, IN_CLOSE_WRITE) < 0)
-    return !hook_store_watcher_running (cfd);
-  for (;;)
-    {
-      struct pollfd p = { .fd = in, .events = POLLIN };
-      if (flock (fd, LOCK_SH | LOCK_NB) == 0)
-        return true;
-      if (errno != EWOULDBLOCK && errno != EINTR)
-        return true; /* not lockable: nothing to wait for */
-      if (util_poll_until (&p, 1, deadline) <= 0)
-        return false;
-      while (read (in, buf, sizeof buf) > 0)
-        ;
-    }
+  return watcher_wait_done (cfd, HOOK_LOCK, timeout_ms);
 }
 
 static int

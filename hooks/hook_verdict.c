@@ -8,7 +8,7 @@
 
 #include "common/json.h"
 #include "common/util.h"
-#include "verdict/input.h"
+#include "evidence/input.h"
 
 const char *
 hook_verdict_record_kind_name (enum hook_record_kind k)
@@ -28,20 +28,20 @@ enum hook_record_kind
 hook_verdict_compute (const char *id, const struct watcher_record *r, const char *why_missing,
                       int64_t init_pid, struct verdict *v)
 {
-  struct verdict_sources src;
-  enum verdict_record_kind kind;
+  struct evidence_sources src;
+  enum evidence_record_kind kind;
 
   /* The limit could be enforced when the memory controller was there. */
-  verdict_input_init (&src, id, r && r->have_baseline && (r->baseline.have & CG_SNAP_MAX));
-  kind = verdict_input_record (&src, r, why_missing);
+  evidence_input_init (&src, id, r && r->have_baseline && (r->baseline.have & CG_SNAP_MAX));
+  kind = evidence_input_record (&src, r, why_missing);
   /* init's pid at arming: the kernel log's victims are matched to it. */
-  src.in.init_pid = init_pid;
+  evidence_input_init_pid (&src, init_pid);
   /* runc's and crun's `kill` pass no hook: whether they sent a signal is
    * never "no". */
-  verdict_input_signals_unseen (&src);
-  verdict_input_compute (&src, v);
-  return kind == VERDICT_RECORD_COMPLETE     ? HOOK_RECORD_COMPLETE
-         : kind == VERDICT_RECORD_INCOMPLETE ? HOOK_RECORD_INCOMPLETE
+  evidence_input_signals_unseen (&src);
+  evidence_input_compute (&src, v);
+  return kind == EVIDENCE_RECORD_COMPLETE     ? HOOK_RECORD_COMPLETE
+         : kind == EVIDENCE_RECORD_INCOMPLETE ? HOOK_RECORD_INCOMPLETE
                                              : HOOK_RECORD_MISSING;
 }
 

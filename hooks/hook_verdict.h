@@ -24,7 +24,7 @@
 #include "common/error.h"
 #include "hooks/hook_store.h"
 #include "verdict/verdict.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 enum hook_record_kind
 {

@@ -14,8 +14,9 @@
 #include "cgroup/cgroup.h"
 #include "common/json.h"
 #include "common/util.h"
+#include "evidence/mark.h"
 #include "hooks/hook_name.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 /* ---- finding the cgroup ------------------------------------------------ */
 
@@ -127,13 +128,13 @@ ensure_oom_group (int cgfd, const struct hook_state *st, const struct hook_arm_o
 
 /* ---- the watcher ------------------------------------------------------- */
 
-/* verdict/watcher.c's watcher, with the hook's policy: the record in DIR/ID,
+/* evidence/watcher.c's watcher, with the hook's policy: the record in DIR/ID,
  * the lock held until its last record (poststop waits for it), podman's
  * marker when asked.  At createRuntime and prestart init exists already:
  * the baseline is as early as a hook can take it. */
 static int
 spawn_watcher (int cgfd, int memfd, int cfd, int bundle_fd, const char *id, const char *cgroup,
-               int init_pidfd, shim_error_t *err)
+               int init_pidfd, int64_t init_pid, shim_error_t *err)
 {
   struct watcher w;
   cleanup_close int lock_fd = -1;
@@ -143,7 +144,8 @@ spawn_watcher (int cgfd, int memfd, int cfd, int bundle_fd, const char *id, cons
                               .bundle_fd = bundle_fd,
                               .lock_fd = -1,
                               .stop_fd = -1,
-                              .init_pidfd = init_pidfd };
+                              .init_pidfd = init_pidfd,
+                              .init_pid = init_pid };
 
   /* Held by the watcher until it has written its last record. */
   lock_fd = openat (cfd, HOOK_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -251,7 +253,7 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
       if (bundle_fd < 0)
         return shim_error_errno (err, "open the bundle `%s`", st->bundle);
       /* A marker from an earlier run of this bundle is not this run's. */
-      if (unlinkat (bundle_fd, VERDICT_OOM_MARKER, 0) < 0 && errno != ENOENT)
+      if (unlinkat (bundle_fd, MARK_OOM_FILE, 0) < 0 && errno != ENOENT)
         return shim_error_errno (err, "remove the stale `%s/oom`", st->bundle);
       meta->oom_file = true;
     }
@@ -260,7 +262,8 @@ hook_watch_arm (int store_fd, const struct hook_state *st, const struct hook_arm
   /* init is alive and waiting at createRuntime and prestart: this pidfd is
    * its, and tells its exit status later where the kernel keeps it. */
   pidfd = (int) syscall (SYS_pidfd_open, (pid_t) st->pid, 0);
-  if (spawn_watcher (cgfd, memfd, *cfd, bundle_fd, st->id, memfd >= 0 ? mempath : meta->cgroup, pidfd, err)
+  if (spawn_watcher (cgfd, memfd, *cfd, bundle_fd, st->id, memfd >= 0 ? mempath : meta->cgroup, pidfd,
+                     st->pid, err)
       < 0)
     return shim_error_prefix (err, "cgroup `%s`", meta->cgroup);
   return 0;

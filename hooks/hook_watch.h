@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Arming, at createRuntime or prestart: find the container's cgroup from
  * init's pid, make sure an OOM takes the container as a group, and start
- * the detached watcher that keeps DIR/ID/record.json (verdict/watcher.h's
+ * the detached watcher that keeps DIR/ID/record.json (evidence/watcher.h's
  * format) up to date and creates <bundle>/oom the moment the counters show
  * the container was OOM-killed.  The marker cannot wait for poststop:
  * podman reads it when it collects the exit code, before its poststop

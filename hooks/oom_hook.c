@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evidence/mark.h"
+#include "history/history.h"
 #include "hooks/hook_state.h"
 #include "hooks/hook_store.h"
 #include "hooks/hook_verdict.h"
@@ -17,7 +19,7 @@
 #include "common/version.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 
 /* The state is small; anything this large is not a state. */
@@ -31,6 +33,8 @@ struct opts
   int wait_ms;
   struct hook_gc_policy gc;
   bool json;
+  const char *since;
+  struct history_config history;
 };
 
 static void
@@ -39,11 +43,14 @@ usage (FILE *f)
   fprintf (f,
            "usage: shim-oom-hook [OPTIONS] [createRuntime | prestart | poststop]  < state.json\n"
            "       shim-oom-hook [--dir DIR] show [--json] ID\n"
+           "       shim-oom-hook [--history-dir DIR] list [--json] [--since TIME] [ID|PREFIX|NAME]\n"
            "\n"
            "As an OCI hook (the state on stdin; the stage is read from its status when not named):\n"
            "  createRuntime, prestart  arm a detached watcher on the container's cgroup\n"
            "  poststop                 write the verdict to DIR/ID/verdict.json, print it on stderr\n"
            "  show ID                  print a stored verdict (--json: as one JSON line)\n"
+           "  list                     the verdict history, as `shim verdicts` (--json: an array;\n"
+           "                           --since 2026-12-06T02:00:00Z, @UNIX_SECONDS, 90s, 15m, 2h, 7d)\n"
            "\n"
            "options:\n"
            "  --dir DIR          verdict directory (default " HOOK_DEFAULT_DIR ")\n"
@@ -54,6 +61,10 @@ usage (FILE *f)
            "  --wait SECONDS     poststop: wait this long for the watcher's last record (default 5)\n"
            "  --keep-days N      cleanup: remove verdicts older than N days (default 7)\n"
            "  --keep N           cleanup: keep at most the N newest verdicts (default 1000)\n"
+           "  --history-dir DIR  poststop: also keep the verdict there, as shim does (default\n"
+           "                     $SHIM_HISTORY_DIR, else " HISTORY_DEFAULT_DIR "; \"\": none)\n"
+           "  --metrics-dir DIR  poststop: count the death in DIR/" HISTORY_METRICS_FILE " (default\n"
+           "                     $SHIM_METRICS_DIR, else none)\n"
            "  --log FILE, --log-format text|json, --debug, --version, --help\n");
 }
 
@@ -227,7 +238,7 @@ do_poststop (const struct opts *o, const struct hook_state *st, shim_error_t *er
   if (v.oom_killed == VERDICT_TRUE && o->arm.oom_file && bundle)
     {
       bundle_fd = open (bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (bundle_fd < 0 || verdict_mark_oom (bundle_fd, &v, &tmp) < 0)
+      if (bundle_fd < 0 || mark_oom (bundle_fd, &v, &tmp) < 0)
         {
           log_msg (LOG_WARNING, "container %s: cannot create `%s/oom`: %s", st->id, bundle,
                    tmp ? tmp->msg : strerror (errno));
@@ -237,6 +248,13 @@ do_poststop (const struct opts *o, const struct hook_state *st, shim_error_t *er
         oom_file = true;
     }
   r = hook_verdict_document (st->id, &v, kind, have_meta ? &meta : NULL, oom_file, &doc, err);
+  if (r == 0)
+    {
+      /* The name taken at arming (podman's, from its hosts file) when
+       * the poststop state's annotations have none. */
+      struct history_names names = { .name = st->name ? st->name : have_meta ? meta.name : NULL };
+      history_tell (&o->history, st->id, &names, "hook", &v);
+    }
   hook_store_meta_release (&meta);
   if (r < 0 || util_write_file_atomic_at (cfd, HOOK_VERDICT, doc, strlen (doc), 0644, err) < 0)
     return shim_error_prefix (err, "container %s", st->id);
@@ -317,6 +335,18 @@ run (struct opts *o, int argc, char **argv, shim_error_t *err)
   enum hook_stage stage;
   int r;
 
+  if (argc >= 1 && strcmp (argv[0], "list") == 0)
+    {
+      cleanup_free char *out = NULL;
+      if (argc > 2)
+        return shim_error_plain (err, EINVAL, "usage: shim-oom-hook list [--json] [--since TIME] [ID|PREFIX|NAME]");
+      if (o->history.dir == NULL)
+        return shim_error_plain (err, ENOENT, "no verdict history: %s", o->history.dir_why);
+      if (history_show (o->history.dir, argc == 2 ? argv[1] : NULL, o->since, o->json, &out, err) < 0)
+        return -1;
+      fputs (out, stdout);
+      return 0;
+    }
   if (argc >= 1 && strcmp (argv[0], "show") == 0)
     {
       if (argc != 2)
@@ -368,6 +398,9 @@ main (int argc, char **argv)
     { "keep-days", required_argument, NULL, 'k' },
     { "keep", required_argument, NULL, 'K' },
     { "json", no_argument, NULL, 'j' },
+    { "since", required_argument, NULL, 'S' },
+    { "history-dir", required_argument, NULL, 'H' },
+    { "metrics-dir", required_argument, NULL, 'M' },
     { "log", required_argument, NULL, 'l' },
     { "log-format", required_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
@@ -386,6 +419,7 @@ main (int argc, char **argv)
   shim_error_t err = NULL;
   int c, secs;
 
+  history_config_init (&o.history);
   while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1)
     switch (c)
       {
@@ -407,6 +441,12 @@ main (int argc, char **argv)
           return 1;
         break;
       case 'j': o.json = true; break;
+      case 'S': o.since = optarg; break;
+      case 'H':
+        o.history.dir = *optarg ? optarg : NULL;
+        o.history.dir_why = "--history-dir is empty";
+        break;
+      case 'M': o.history.metrics_dir = *optarg ? optarg : NULL; break;
       case 'l': log_path = optarg; break;
       case 'f': log_format = optarg; break;
       case 'd': debug = true; break;

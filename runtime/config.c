@@ -86,6 +86,11 @@ static const struct config_field top_fields[] = {
   { "annotations", parse_annotations, NULL },
   { "hooks", config_parse_hooks, NULL },
   { "domainname", NULL, "not set yet" },
+  /* The spec's sections for other platforms: nothing to do on Linux. */
+  { "solaris", config_field_ignored, NULL },
+  { "windows", config_field_ignored, NULL },
+  { "vm", config_field_ignored, NULL },
+  { "zos", config_field_ignored, NULL },
   { NULL, NULL, NULL },
 };
 

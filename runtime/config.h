@@ -213,6 +213,12 @@ void config_process_free (struct shim_process *p);
 /* `update --resources FILE`: a linux.resources object. */
 int config_resources_parse (const char *json, size_t len, struct cgroup_resources *out, shim_error_t *err);
 void config_resources_free (struct cgroup_resources *r);
+/* A memory object's limit and swap together (PATH: its JSON path,
+ * "linux.resources.memory"): swap (memory + swap) below the limit is
+ * refused, naming both; LIMIT_FROM names where the limit came from when
+ * not from the object ("--memory", applied after the parse), else NULL. */
+int config_memory_check (const struct cgroup_resources *r, const char *path, const char *limit_from,
+                         shim_error_t *err);
 
 /* The I-th mount option the parser knows (for `features`), NULL past the
  * last. */

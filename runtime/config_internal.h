@@ -29,9 +29,12 @@ struct config_ctx
 };
 
 /* Walk an object: each key is handled by the first matching entry of the
- * table.  Unknown keys are ignored, as the runtime spec requires of
- * runtimes; keys marked `unsupported` are known but not honoured yet, and
- * say so by name rather than being dropped in silence. */
+ * table.  Unknown keys are ignored, as runc ignores them, with a warning
+ * naming their JSON path and the closest known name ("did you mean
+ * `memory`?"): each table lists every name the runtime spec has for its
+ * object.  Keys marked `unsupported` are known but not honoured yet, and
+ * say so by name rather than being dropped in silence; keys whose fn is
+ * config_field_ignored are the spec's for other platforms. */
 struct config_field
 {
   const char *key;
@@ -41,6 +44,7 @@ struct config_field
 
 int config_walk_object (struct config_ctx *c, yajl_val v, const char *path, const struct config_field *fields,
                         void *target);
+int config_field_ignored (struct config_ctx *c, yajl_val v, const char *path, void *target);
 /* Whether the object's I-th key already came before it. */
 bool config_key_repeated (yajl_val obj, size_t i);
 

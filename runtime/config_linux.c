@@ -60,9 +60,14 @@ parse_namespaces (struct config_ctx *c, yajl_val v, const char *path, void *targ
       ns->type = namespace_types[j].type;
       if (ns->type == CLONE_NEWTIME)
         return shim_error_plain (c->err, ENOTSUP, "%s: time namespaces are not supported yet", tp);
+      /* runc 1.1 refuses any second entry of a type, with or without a
+       * path, the same path or not: its words first, for scripts. */
       for (j = 0; j < i; j++)
         if (cfg->namespaces[j].type == ns->type)
-          return shim_error_plain (c->err, EINVAL, "%s: namespace `%s` given twice", tp, t->u.string);
+          return shim_error_plain (c->err, EINVAL,
+                                   "malformed spec file: duplicated ns: %s: namespace `%s` given twice (%s[%zu] "
+                                   "too)",
+                                   tp, t->u.string, path, j);
       if (p != NULL && !YAJL_IS_NULL (p))
         {
           if (config_get_string (c, p, pp, &ns->path) < 0)
@@ -299,6 +304,8 @@ static const struct config_field linux_fields[] = {
   { "intelRdt", NULL, "Intel RDT is not supported" },
   { "personality", NULL, "personality is not applied yet" },
   { "timeOffsets", NULL, "time namespaces are not supported" },
+  { "memoryPolicy", NULL, "memory policies are not applied yet" },
+  { "netDevices", NULL, "network devices are not moved into the container yet" },
   { NULL, NULL, NULL },
 };
 

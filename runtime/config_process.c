@@ -251,6 +251,8 @@ static const struct config_field process_fields[] = {
   { "ioPriority", NULL, "I/O priority is not applied yet" },
   { "scheduler", NULL, "scheduler settings are not applied yet" },
   { "execCPUAffinity", NULL, "CPU affinity is not applied yet" },
+  /* Windows's. */
+  { "commandLine", config_field_ignored, NULL },
   { NULL, NULL, NULL },
 };
 

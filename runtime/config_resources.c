@@ -39,6 +39,29 @@ res_str (struct config_ctx *c, yajl_val obj, const char *path, const char *key, 
   return v ? config_get_string (c, v, p, out) : 0;
 }
 
+int
+config_memory_check (const struct cgroup_resources *r, const char *path, const char *limit_from,
+                     shim_error_t *err)
+{
+  /* The kernel refuses memory+swap below the limit with a bare EINVAL
+   * (v1's memsw write; v2's swap.max would be negative): said here, with
+   * both values and where each came from. */
+  if (r->has_memory_swap && r->memory_swap >= 0 && r->has_memory_limit && r->memory_limit > 0
+      && r->memory_swap < r->memory_limit)
+    {
+      if (limit_from)
+        return shim_error_plain (err, EINVAL,
+                                 "%s.swap: %" PRId64 " is below the limit %" PRId64
+                                 " of %s (swap counts memory plus swap): give a larger swap or a smaller %s",
+                                 path, r->memory_swap, r->memory_limit, limit_from, limit_from);
+      return shim_error_plain (err, EINVAL,
+                               "%s.swap: %" PRId64 " is below limit %" PRId64
+                               " (swap counts memory plus swap)",
+                               path, r->memory_swap, r->memory_limit);
+    }
+  return 0;
+}
+
 static int
 parse_res_memory (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
@@ -65,10 +88,8 @@ parse_res_memory (struct config_ctx *c, yajl_val v, const char *path, void *targ
   if (r->has_memory_swap && r->memory_swap < -1)
     return shim_error_plain (c->err, EINVAL, "%s.swap: %" PRId64 " is not a byte count or -1", path,
                        r->memory_swap);
-  if (r->has_memory_swap && r->memory_swap >= 0 && r->has_memory_limit && r->memory_limit > 0
-      && r->memory_swap < r->memory_limit)
-    return shim_error_plain (c->err, EINVAL, "%s.swap: %" PRId64 " is below limit %" PRId64
-                       " (swap counts memory plus swap)", path, r->memory_swap, r->memory_limit);
+  if (config_memory_check (r, path, NULL, c->err) < 0)
+    return -1;
   for (i = 0; i < v->u.object.len; i++)
     {
       const char *k = v->u.object.keys[i];

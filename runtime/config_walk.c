@@ -169,6 +169,81 @@ config_key_repeated (yajl_val obj, size_t i)
 }
 
 int
+config_field_ignored (struct config_ctx *c, yajl_val v, const char *path, void *target)
+{
+  (void) c, (void) v, (void) path, (void) target;
+  return 0;
+}
+
+/* Keys longer than this get no suggestion: the spec's are all shorter, and
+ * the distance table below stays a fixed size whatever the input. */
+#define SUGGEST_MAX 32
+
+static int
+lower (int ch)
+{
+  return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
+}
+
+/* The optimal string alignment distance of A and B, case ignored
+ * (insertions, deletions, substitutions and swaps of two neighbours cost
+ * 1: "memroy" is 1 from "memory", "proccess" 1 from "process"), or
+ * SUGGEST_MAX + 1 when either is too long to compare. */
+static size_t
+distance (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b), d[SUGGEST_MAX + 1][SUGGEST_MAX + 1];
+
+  if (la > SUGGEST_MAX || lb > SUGGEST_MAX)
+    return SUGGEST_MAX + 1;
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++)
+      {
+        size_t cost = lower (a[i - 1]) != lower (b[j - 1]), best = d[i - 1][j - 1] + cost;
+        if (d[i - 1][j] + 1 < best)
+          best = d[i - 1][j] + 1;
+        if (d[i][j - 1] + 1 < best)
+          best = d[i][j - 1] + 1;
+        if (i > 1 && j > 1 && lower (a[i - 1]) == lower (b[j - 2]) && lower (a[i - 2]) == lower (b[j - 1])
+            && d[i - 2][j - 2] + 1 < best)
+          best = d[i - 2][j - 2] + 1;
+        d[i][j] = best;
+      }
+  return d[la][lb];
+}
+
+/* KEY is in no table of the object at PATH (P is its JSON path): ignored,
+ * as runc ignores it, with a warning naming it and the closest known name
+ * when one is close (at most 2 edits, and fewer than half the key's
+ * length). */
+static void
+warn_unknown (struct config_ctx *c, const char *key, const char *p, const struct config_field *fields)
+{
+  const char *best = NULL;
+  size_t best_d = SUGGEST_MAX + 1, len = strlen (key);
+  char why[96];
+
+  for (const struct config_field *f = fields; f->key; f++)
+    {
+      size_t d = distance (key, f->key);
+      if (d < best_d)
+        {
+          best_d = d;
+          best = f->key;
+        }
+    }
+  if (best && best_d <= 2 && best_d * 2 < len)
+    snprintf (why, sizeof why, "not in the runtime spec, ignored (did you mean `%s`?)", best);
+  else
+    snprintf (why, sizeof why, "not in the runtime spec, ignored");
+  config_warn (c, p, why);
+}
+
+int
 config_walk_object (struct config_ctx *c, yajl_val v, const char *path, const struct config_field *fields,
                     void *target)
 {
@@ -186,7 +261,10 @@ config_walk_object (struct config_ctx *c, yajl_val v, const char *path, const st
         if (strcmp (f->key, v->u.object.keys[i]) == 0)
           break;
       if (f->key == NULL)
-        continue;
+        {
+          warn_unknown (c, v->u.object.keys[i], p, fields);
+          continue;
+        }
       /* yajl keeps both copies of a repeated key; the parsers fill their
        * target once (a second `mounts` would meet the first's count). */
       if (config_key_repeated (v, i))

@@ -179,7 +179,7 @@ child_setup (const struct shim_config *cfg, const struct container_opts *opts, c
     return -1;
   if (p->terminal && process_setup_terminal (p, opts->console_fd, sync_fd, err) < 0)
     return -1;
-  if (process_apply_user (p, err) < 0)
+  if (security_drop_bounding (cfg, err) < 0 || process_apply_user (p, err) < 0)
     return -1;
   if (process_find_executable (p, &exe, err) < 0)
     return -1;

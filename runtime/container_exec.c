@@ -59,7 +59,7 @@ exec_child (const struct shim_config *cfg, const struct shim_process *p, const s
   if (setsid () < 0)
     return shim_error_errno (err, "setsid");
   /* Before the namespaces: a seccomp listener socket is a host path. */
-  if (security_prepare (&c, o->id, &sec, err) < 0)
+  if (security_prepare (&c, o->id, &sec, err) < 0 || security_drop_bounding (&c, err) < 0)
     return -1;
   for (i = 0; i < sizeof (ns_names) / sizeof (ns_names[0]); i++)
     if (fds[i] >= 0 && setns (fds[i], ns_names[i].type) < 0)

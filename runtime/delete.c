@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/fault.h"
 #include "common/util.h"
+#include "evidence/mark.h"
 #include "runtime/container_ref_internal.h"
 #include "runtime/lifecycle_internal.h"
 
@@ -46,6 +47,11 @@ destroy_creating (const struct runtime_ctx *ctx, struct container_ref *r, shim_e
   cgroup_release (&cg);
   return ret;
 }
+
+/* How long `delete` waits for the watcher's last record: it comes within
+ * milliseconds of init's reap, which an engine's subreaper does before it
+ * calls `delete`. */
+#define DELETE_WATCHER_WAIT_MS 2000
 
 int
 runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_error_t *err)
@@ -87,8 +93,9 @@ runtime_delete (const struct runtime_ctx *ctx, const char *id, bool force, shim_
   /* The verdict before anything is removed, kept in the log. */
   if (!r.st.foreground)
     {
-      lifecycle_verdict (r.dirfd, &r.st, &r.cg, &v, &tmp);
-      lifecycle_mark_oom (r.dirfd, NULL, &r.st, &v);
+      lifecycle_verdict (r.dirfd, &r.st, &r.cg, DELETE_WATCHER_WAIT_MS, NULL, &v, &tmp);
+      lifecycle_mark_oom (r.dirfd, NULL, &r.st, true, &v);
+      lifecycle_tell (ctx->history, r.dirfd, NULL, &r.st, "delete", &v);
       if (verdict_to_json (&v, &vjson, &tmp) == 0)
         log_msg (LOG_INFO, "container %s: %s; verdict %s", id, v.message, vjson);
       shim_error_release (&tmp);

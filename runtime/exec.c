@@ -7,9 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/fault.h"
@@ -149,36 +147,6 @@ make_process (const struct runtime_exec_opts *o, struct shim_config *cfg, struct
   return 0;
 }
 
-/* --cgroup PATH: a cgroup under the container's, which must exist (as
- * runc); resolved beneath the container's cgroup, never out of it.  runc's
- * CONTROLLER:PATH form is for cgroup v1's separate hierarchies. */
-static int
-open_sub_cgroup (int cgroup_fd, const char *sub, shim_error_t *err)
-{
-  struct open_how how = {
-    .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-  };
-  const char *rel = sub + strspn (sub, "/");
-  int fd;
-
-  if (strchr (sub, ':') != NULL)
-    return shim_error_plain (err, EINVAL,
-                             "exec: --cgroup `%s`: CONTROLLER:PATH is for cgroup v1; the container's cgroup is "
-                             "cgroup v2: give the path alone",
-                             sub);
-  if (cgroup_fd < 0)
-    return shim_error_plain (err, ENOENT, "exec: --cgroup `%s`: the container has no cgroup", sub);
-  if (*rel == '\0')
-    rel = ".";
-  fd = (int) syscall (SYS_openat2, cgroup_fd, rel, &how, sizeof (how));
-  if (fd < 0 && errno == EXDEV)
-    return shim_error_plain (err, EXDEV, "exec: --cgroup `%s`: not under the container's cgroup", sub);
-  if (fd < 0)
-    return shim_error_errno (err, "exec: --cgroup `%s`: a cgroup under the container's", sub);
-  return fd;
-}
-
 int
 runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, int *exit_code,
               shim_error_t *err)
@@ -186,7 +154,8 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
   cleanup_container_ref struct container_ref r = CONTAINER_REF_INIT;
   __attribute__ ((cleanup (cleanup_processp))) struct shim_process proc = { 0 };
   cleanup_config struct shim_config *cfg = NULL;
-  cleanup_close int console_fd = -1, sigfd = -1, sub_cgroup = -1;
+  cleanup_close int console_fd = -1, sigfd = -1;
+  __attribute__ ((cleanup (cgroup_release))) struct cgroup sub = { .dirfd = -1, .mountfd = -1 };
   struct container_proc cp = { .pid = -1, .pidfd = -1, .pty_master = -1 };
   struct exec_opts eo = { .console_fd = -1, .detach = o->detach, .id = o->id, .sigfd = -1 };
   int status = 0, ret;
@@ -217,10 +186,15 @@ runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts *o, 
     return -1;
   eo.cgroup_fd = cgroup_clone_fd (&r.cg);
   eo.cgroup = &r.cg;
-  /* --cgroup: a cgroup under the container's (the unified one on a
-   * hybrid host); the v1 hierarchies are joined at the container's. */
-  if (o->cgroup && (eo.cgroup_fd = sub_cgroup = open_sub_cgroup (r.cg.dirfd, o->cgroup, err)) < 0)
-    return -1;
+  /* --cgroup: the container's cgroup with sub-cgroups in place of its own
+   * directories, joined the same way (the clone, then the v1 hierarchies). */
+  if (o->n_cgroups > 0)
+    {
+      if (cgroup_sub_open (&r.cg, o->cgroups, o->n_cgroups, &sub, err) < 0)
+        return shim_error_prefix (err, "exec: --cgroup");
+      eo.cgroup_fd = cgroup_clone_fd (&sub);
+      eo.cgroup = &sub;
+    }
   if (!eo.detach && (sigfd = supervise_signals_fd (err)) < 0)
     return -1;
   eo.sigfd = sigfd;

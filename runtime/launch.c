@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,11 +17,12 @@
 #include "common/log.h"
 #include "common/fault.h"
 #include "common/util.h"
+#include "evidence/mark.h"
 #include "runtime/lifecycle_internal.h"
 #include "runtime/oci_hooks.h"
 #include "runtime/supervise.h"
 #include "runtime/sync_internal.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 static int
 copy_annotations (const struct shim_config *cfg, struct shim_state *st, shim_error_t *err)
@@ -102,6 +104,10 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
       cfg->has_resources = true;
       cfg->resources.has_memory_limit = true;
       cfg->resources.memory_limit = o->c.memory;
+      /* After the parse's own check: the flag's limit against the
+       * config's swap, before the kernel refuses it with a bare EINVAL. */
+      if (config_memory_check (&cfg->resources, "linux.resources.memory", "--memory", err) < 0)
+        return -1;
     }
   cfg->process.preserve_fds = o->c.preserve_fds;
   if (stat (cfg->root_path, &sb) < 0)
@@ -149,7 +155,8 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
                                 .systemd = ctx->systemd_cgroup,
                                 .allow_unenforced = o->c.allow_unenforced,
                                 .resources = &cfg->resources,
-                                .owner = delegated_owner (cfg) };
+                                .owner = delegated_owner (cfg),
+                                .rootless = geteuid () != 0 };
     if (cgroup_create (&spec, &l->cg, err) < 0)
       return -1;
   }
@@ -213,6 +220,15 @@ state_delete_watch (int dirfd)
   return ino;
 }
 
+/* The signals `shim kill` recorded, for the watcher's marker verdict.
+ * Without the lock: the watcher must not wait on a `kill` in progress, and
+ * its later verdicts read the record again. */
+static int
+launch_signals (int dirfd, uint64_t *sent)
+{
+  return state_signals_read (dirfd, false, sent);
+}
+
 /* Whether the inotify fd on the state dir saw the state file removed
  * (`delete`).  A watch on the directory itself would not do: measured on
  * 6.18, IN_DELETE_SELF is not sent while the watcher holds the directory
@@ -238,11 +254,11 @@ state_file_deleted (int ino, void *arg)
 }
 
 /* Arm the detached watcher on the container's cgroup; on cgroup v1 it
- * also emulates memory.oom.group (verdict/monitor.h). */
+ * also emulates memory.oom.group (evidence/monitor.h). */
 static int
 arm_watcher (struct launch *l, shim_error_t *err)
 {
-  if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, l->cg.path, err) < 0)
+  if (watcher_arm_cgroup (&l->watcher, &l->cg, 1, cgroup_memory_path (&l->cg), err) < 0)
     return shim_error_prefix (err, "arm the watcher");
   l->watcher_armed = true;
   return monitor_emulate_oom_group (&l->watcher.m, &l->cg, &l->cfg->resources, err);
@@ -283,7 +299,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
   };
 
   /* The watcher's baseline before init exists: init, and the createRuntime
-   * and createContainer hooks, may already use memory (issue 11). */
+   * and createContainer hooks, may already use memory. */
   if (o->detach && l->cg.dirfd >= 0)
     {
       /* The parent: its last read comes when the container's cgroup has
@@ -312,7 +328,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
   if (o->detach)
     {
       cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      cleanup_close int ino = -1;
+      cleanup_close int ino = -1, lock = -1;
       /* Opened now, on the host side, for the watcher to write in when it
        * sees the OOM kill. */
       cleanup_close int tlog = lifecycle_termination_log_open (cfg);
@@ -324,18 +340,25 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
                                   .termination_log_fd = tlog,
                                   .lock_fd = -1,
                                   .stop = state_file_deleted,
-                                  .init_pidfd = l->proc.pidfd };
+                                  .init_pidfd = l->proc.pidfd,
+                                  .init_pid = l->proc.pid,
+                                  .signals = launch_signals };
       /* A marker from an earlier run of this bundle is not this one's. */
-      if (bfd >= 0 && unlinkat (bfd, VERDICT_OOM_MARKER, 0) < 0 && errno != ENOENT)
+      if (bfd >= 0 && unlinkat (bfd, MARK_OOM_FILE, 0) < 0 && errno != ENOENT)
         return shim_error_errno (err, "remove the stale `%s/oom`", l->st.bundle);
       if (!l->watcher_armed)
         return 0;
       p.stop_fd = ino = state_delete_watch (l->dirfd);
+      p.lock_fd = lock = openat (l->dirfd, STATE_WATCHER_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (lock < 0 || flock (lock, LOCK_EX | LOCK_NB) < 0)
+        return shim_error_errno (err, "lock `%s` for the watcher", STATE_WATCHER_LOCK);
       l->watcher_armed = false;
       if (watcher_spawn (&l->watcher, &p, err) < 0)
         return shim_error_prefix (err, "container %s", l->st.id);
       fault_point ("create:after-watcher");
     }
+  /* Only a container that started is kept: a failed one leaves nothing. */
+  l->cg.keep = o->c.keep_cgroup;
   return 0;
 }
 
@@ -352,6 +375,8 @@ launch_abort (const struct runtime_ctx *ctx, struct launch *l)
       close (l->proc.pidfd);
       l->proc.pidfd = -1;
     }
+  /* The state goes, so the cgroup goes too, --keep or not. */
+  l->cg.keep = false;
   if (cgroup_destroy (&l->cg, &tmp) < 0)
     log_error_release (&tmp);
   if (l->dirfd >= 0 && l->st.id && state_remove (ctx->root, l->st.id, &tmp) < 0)

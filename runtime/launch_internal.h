@@ -12,7 +12,7 @@
 #include "runtime/container.h"
 #include "runtime/runtime.h"
 #include "runtime/state.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 struct launch_opts
 {

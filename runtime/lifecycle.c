@@ -12,9 +12,11 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "evidence/mark.h"
+#include "history/history.h"
 #include "runtime/oci_hooks.h"
-#include "verdict/input.h"
-#include "verdict/watcher.h"
+#include "evidence/input.h"
+#include "evidence/watcher.h"
 
 void
 lifecycle_config_warning (void *opaque, const char *path, const char *why)
@@ -101,41 +103,69 @@ lifecycle_write_pid_file (const char *path, pid_t pid, shim_error_t *err)
 }
 
 void
-lifecycle_signals (int dirfd, bool lock, struct verdict_sources *src)
+lifecycle_signals (int dirfd, bool lock, struct evidence_sources *src)
 {
   uint64_t sent = 0;
   bool unknown = state_signals_read (dirfd, lock, &sent) < 0;
 
-  verdict_input_signals (src, sent, unknown);
+  evidence_input_signals (src, sent, unknown);
+}
+
+/* init is a zombie nobody has reaped: its status reaches no pidfd until
+ * its reaper takes it, so there is nothing to wait for now. */
+static bool
+init_unreaped (const struct shim_state *st)
+{
+  shim_error_t tmp = NULL;
+  uint64_t start = 0;
+  bool zombie = false;
+
+  if (st->pid <= 0 || state_proc_start_time (st->pid, &start, &zombie, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      return false;
+    }
+  return zombie && start == st->pid_start;
 }
 
 int
-lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
-                   shim_error_t *err)
+lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, int wait_ms,
+                   const int *status, struct verdict *v, shim_error_t *err)
 {
-  struct verdict_sources src;
+  struct evidence_sources src;
   struct watcher_record rec;
   struct cg_snapshot now;
   shim_error_t tmp = NULL;
-  bool have_rec;
+  bool have_rec, running;
 
   (void) err;
-  verdict_input_init (&src, st->id, st->memory_limit_enforced);
-  src.in.init_pid = st->pid;
+  running = watcher_running (dirfd, STATE_WATCHER_LOCK);
+  if (running && wait_ms > 0 && !init_unreaped (st))
+    running = !watcher_wait_done (dirfd, STATE_WATCHER_LOCK, wait_ms);
+  evidence_input_init (&src, st->id, st->memory_limit_enforced);
+  evidence_input_init_pid (&src, st->pid);
   have_rec = watcher_record_read (dirfd, STATE_RECORD, &rec, &tmp) == 0;
-  verdict_input_record (&src, have_rec ? &rec : NULL,
-                        have_rec || (tmp && tmp->status == ENOENT) ? "the watcher left no record"
-                                                                   : "the watcher's record is unreadable");
+  evidence_input_record (&src, have_rec ? &rec : NULL,
+                         have_rec || (tmp && tmp->status == ENOENT) ? "the watcher left no record"
+                         : "the watcher's record is unreadable");
   shim_error_release (&tmp);
+  /* The caller reaped init itself: its status is the kernel's, whatever
+   * the watcher could learn. */
+  if (status)
+    {
+      src.in.have_status = true;
+      src.in.status = *status;
+    }
   /* The cgroup, while it is still there, is newer than any record (init
    * has died: the container is stopped). */
   if (cg->dirfd >= 0 && src.in.baseline && cgroup_snapshot (cg, &now, &tmp) == 0
       && (now.have & CG_SNAP_EVENTS_LOCAL))
-    verdict_input_live (&src, NULL, &now);
+    evidence_input_live (&src, NULL, &now);
   shim_error_release (&tmp);
   /* The caller holds the state dir's lock. */
   lifecycle_signals (dirfd, false, &src);
-  verdict_input_compute (&src, v);
+  src.in.provisional = running;
+  evidence_input_compute (&src, v);
   return 0;
 }
 
@@ -151,7 +181,7 @@ mark_bundle (const struct shim_state *st, const struct verdict *v)
     return;
   bfd = open (st->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   saved = errno;
-  if (bfd >= 0 && verdict_mark_oom (bfd, v, &tmp) < 0)
+  if (bfd >= 0 && mark_oom (bfd, v, &tmp) < 0)
     saved = tmp->status;
   if (bfd < 0 || tmp)
     log_msg (LOG_WARNING, "container %s: create `%s/oom` for podman: %s", st->id, st->bundle, strerror (saved));
@@ -202,8 +232,8 @@ lifecycle_termination_log_open (const struct shim_config *cfg)
 
 /* Kubernetes' termination-log, from CFG or the config saved at create. */
 static void
-mark_termination_log (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
-                      const struct verdict *v)
+write_termination_log (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
+                       const struct verdict *v)
 {
   cleanup_config struct shim_config *saved = NULL;
   cleanup_close int fd = -1;
@@ -214,7 +244,7 @@ mark_termination_log (int dirfd, const struct shim_config *cfg, const struct shi
   else
     {
       fd = lifecycle_termination_log_open (cfg ? cfg : saved);
-      verdict_mark_termination_log (fd, v, &tmp);
+      mark_termination_log (fd, v, &tmp);
     }
   if (tmp)
     log_msg (LOG_WARNING, "container %s: %s", st->id, tmp->msg);
@@ -222,12 +252,41 @@ mark_termination_log (int dirfd, const struct shim_config *cfg, const struct shi
 }
 
 void
-lifecycle_mark_oom (int dirfd, const struct shim_config *cfg, const struct shim_state *st, const struct verdict *v)
+lifecycle_mark_oom (int dirfd, const struct shim_config *cfg, const struct shim_state *st, bool bundle_marker,
+                    const struct verdict *v)
 {
   if (v->oom_killed != VERDICT_TRUE)
     return;
-  mark_bundle (st, v);
-  mark_termination_log (dirfd, cfg, st, v);
+  if (bundle_marker)
+    mark_bundle (st, v);
+  write_termination_log (dirfd, cfg, st, v);
+}
+
+void
+lifecycle_tell (const struct history_config *h, int dirfd, const struct shim_config *cfg, const struct shim_state *st,
+                const char *source, const struct verdict *v)
+{
+  cleanup_config struct shim_config *saved = NULL;
+  cleanup_free char *podman_name = NULL;
+  struct history_names names = { 0 };
+  shim_error_t tmp = NULL;
+
+  if (h == NULL)
+    return;
+  if (cfg == NULL && lifecycle_saved_config (dirfd, st, false, &saved, &tmp) < 0)
+    log_msg (LOG_DEBUG, "container %s: no saved config for its names: %s", st->id, tmp->msg);
+  shim_error_release (&tmp);
+  cfg = cfg ? cfg : saved;
+  if (cfg)
+    history_names_from_annotations (cfg->annotations, cfg->n_annotations, &names);
+  /* podman 4 names its containers in no annotation: its hosts file. */
+  for (size_t i = 0; cfg && names.name == NULL && i < cfg->n_annotations; i++)
+    if (strcmp (cfg->annotations[i].key, HISTORY_PODMAN_MANAGER_KEY) == 0
+        && strcmp (cfg->annotations[i].value, HISTORY_PODMAN_MANAGER) == 0 && cfg->bundle)
+      history_name_podman (cfg->bundle, &podman_name);
+  if (podman_name)
+    names.name = podman_name;
+  history_tell (h, st->id, &names, source, v);
 }
 
 int

@@ -38,20 +38,36 @@ void lifecycle_poststop (int dirfd, const struct shim_config *cfg, const struct 
  * verdict's input (the one place the runtime reads that log for a verdict).
  * LOCK: take the state dir's shared lock first (`run`, which does not hold
  * the exclusive one); an unreadable log is "unknown", never "none sent". */
-struct verdict_sources;
-void lifecycle_signals (int dirfd, bool lock, struct verdict_sources *src);
+struct evidence_sources;
+void lifecycle_signals (int dirfd, bool lock, struct evidence_sources *src);
 
-/* The verdict of a stopped container whose parent was not us. */
-int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, struct verdict *v,
-                       shim_error_t *err);
+/* The verdict of a stopped container whose parent was not us.  WAIT_MS >
+ * 0: while the watcher may still write its last record (init reaped, its
+ * status on its way to the watcher's pidfd), wait for it that long.  A
+ * watcher still running then makes the verdict provisional. */
+/* STATUS, when not NULL: init's wait status, known to a caller that reaped
+ * it (a containerd shim). */
+int lifecycle_verdict (int dirfd, const struct shim_state *st, const struct cgroup *cg, int wait_ms,
+                       const int *status, struct verdict *v, shim_error_t *err);
 
 /* What an OOM kill leaves in files, when, and only when, the container's
  * own cgroup had it: podman 4 reads <bundle>/oom for State.OOMKilled;
  * Kubernetes shows the termination-log's text (written if the workload
- * left it empty: verdict_mark_termination_log).  CFG is the container's
- * config, or NULL for the one saved at create in the state dir DIRFD. */
-void lifecycle_mark_oom (int dirfd, const struct shim_config *cfg, const struct shim_state *st,
+ * left it empty: mark_termination_log).  CFG is the container's
+ * config, or NULL for the one saved at create in the state dir DIRFD.
+ * BUNDLE_MARKER: also podman's <bundle>/oom.  Only for a container made
+ * by `create` (the path podman's conmon drives): a foreground `shim run` is
+ * a person's, in the person's bundle, and never podman's (docs/DESIGN.md,
+ * "podman's oom marker"). */
+void lifecycle_mark_oom (int dirfd, const struct shim_config *cfg, const struct shim_state *st, bool bundle_marker,
                          const struct verdict *v);
+
+/* Tell the final verdict V of the container (history_tell: the journal,
+ * the verdict history, the metrics) with the engine's names from its
+ * annotations; SOURCE is "run" or "delete".  CFG as above.  Never fails. */
+struct history_config;
+void lifecycle_tell (const struct history_config *h, int dirfd, const struct shim_config *cfg,
+                     const struct shim_state *st, const char *source, const struct verdict *v);
 
 /* Where Kubernetes mounts the file whose text it shows as the container's
  * termination message (the mount's source is a host file kubelet made). */

@@ -212,8 +212,10 @@ oci_hooks_run (const struct shim_config *cfg, enum shim_hook_stage stage, const 
       char where[64];
       snprintf (where, sizeof (where), "hooks.%s[%zu]", config_hook_stage_name (stage), i);
       log_msg (LOG_DEBUG, "running %s \"%s\"", where, l->v[i].path);
+      /* runc's words first ("error running hook #0: ..."): scripts and
+       * engines grep for them; shim's sentence says which hook and why. */
       if (run_one (&l->v[i], where, hook_dir (cfg, stage), state_json, err) < 0)
-        return -1;
+        return shim_error_prefix (err, "error running hook #%zu", i);
     }
   return 0;
 }
@@ -232,7 +234,7 @@ oci_hooks_run_all (const struct shim_config *cfg, enum shim_hook_stage stage, co
       snprintf (where, sizeof (where), "hooks.%s[%zu]", config_hook_stage_name (stage), i);
       if (run_one (&l->v[i], where, hook_dir (cfg, stage), state_json, &tmp) < 0)
         {
-          log_msg (LOG_WARNING, "%s", tmp->msg);
+          log_msg (LOG_WARNING, "error running hook #%zu: %s", i, tmp->msg);
           shim_error_release (&tmp);
           failed++;
         }

@@ -18,13 +18,14 @@
 #include "common/error.h"
 
 /* Run a stage's hooks in order; the first failure stops the stage and is
- * the error: `hooks.prestart[1] "/usr/bin/x": exited with status 2: <its
- * output>`.  Its stdout and stderr are captured for that message. */
+ * the error, after runc's words: `error running hook #1: hooks.prestart[1]
+ * "/usr/bin/x": exited with status 2: <its output>`.  Its stdout and
+ * stderr are captured for that message. */
 int oci_hooks_run (const struct shim_config *cfg, enum shim_hook_stage stage, const char *state_json,
                shim_error_t *err);
 
-/* poststart and poststop: a failure is a warning and the rest still run,
- * as the spec says.  Returns the number that failed. */
+/* poststart and poststop: a failure is a warning (the same words) and the
+ * rest still run, as the spec says.  Returns the number that failed. */
 int oci_hooks_run_all (const struct shim_config *cfg, enum shim_hook_stage stage, const char *state_json);
 
 #endif

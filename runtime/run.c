@@ -11,12 +11,13 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "evidence/mark.h"
 #include "runtime/launch_internal.h"
 #include "runtime/lifecycle_internal.h"
 #include "runtime/supervise.h"
-#include "verdict/input.h"
-#include "verdict/kmsg.h"
-#include "verdict/monitor.h"
+#include "evidence/input.h"
+#include "evidence/kmsg_reader.h"
+#include "evidence/monitor.h"
 
 /* `shim run` without an id: the bundle directory's real name (`shim run .`
  * is named after the directory, not ".") and a random suffix. */
@@ -80,13 +81,13 @@ monitor_late (struct launch *l, void *arg, shim_error_t *err)
 /* The foreground run: init's parent to the end, so the verdict has its
  * exit status. */
 static int
-run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, struct launch *l,
-                int *exit_code, shim_error_t *err)
+run_foreground (const struct runtime_ctx *ctx, const struct runtime_run_opts *ro, const struct launch_opts *o,
+                struct launch *l, int *exit_code, shim_error_t *err)
 {
   __attribute__ ((cleanup (cleanup_monitorp))) struct monitor mon = { .memory_fd = -1, .events_fd = -1 };
   __attribute__ ((cleanup (cleanup_kmsgp))) struct kmsg_reader kmsg = { .fd = -1 };
   struct kmsg_evidence kev = { 0 };
-  struct verdict_sources src;
+  struct evidence_sources src;
   struct verdict v;
   cleanup_close int sigfd = -1;
   shim_error_t tmp = NULL;
@@ -99,7 +100,7 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
   if (ret == 0)
     ret = monitor_emulate_oom_group (&mon, &l->cg, &l->cfg->resources, err);
   if (ret == 0 && l->cg.path)
-    kmsg_reader_open (&kmsg, l->cg.path, &kev);
+    kmsg_reader_open (&kmsg, cgroup_memory_path (&l->cg), &kev);
   l->cgroup_ready = monitor_late;
   l->cgroup_ready_arg = &mon;
   if (ret == 0)
@@ -113,21 +114,23 @@ run_foreground (const struct runtime_run_opts *ro, const struct launch_opts *o, 
   if (ret >= 0)
     {
       /* Read before the teardown below empties and removes the cgroup. */
-      if (monitor_update (&mon, &tmp) < 0)
+      bool read_after_exit = monitor_update (&mon, &tmp) == 0;
+      if (!read_after_exit)
         log_error_release (&tmp);
       if (kmsg_reader_fd (&kmsg) >= 0)
-        kmsg_reader_collect (&kmsg, &kev);
-      verdict_input_init (&src, o->c.id, l->cg.memory_limit_enforced);
-      verdict_input_monitor (&src, &mon, status, l->cg.path ? &kev : NULL);
-      src.in.init_pid = l->proc.pid;
+        kmsg_reader_collect_end (&kmsg, &kev);
+      evidence_input_init (&src, o->c.id, l->cg.memory_limit_enforced);
+      evidence_input_monitor (&src, &mon, status, l->cg.path ? &kev : NULL, read_after_exit);
+      evidence_input_init_pid (&src, l->proc.pid);
       /* Under a shared lock: a `kill` that delivered init's signal has
        * recorded it before this read. */
       lifecycle_signals (l->dirfd, true, &src);
-      verdict_input_compute (&src, &v);
+      evidence_input_compute (&src, &v);
       *exit_code = supervise_exit_code (status);
       if (ro->on_verdict)
         ro->on_verdict (&v, *exit_code, ro->opaque);
-      lifecycle_mark_oom (l->dirfd, l->cfg, &l->st, &v);
+      lifecycle_mark_oom (l->dirfd, l->cfg, &l->st, false, &v);
+      lifecycle_tell (ctx->history, l->dirfd, l->cfg, &l->st, "run", &v);
     }
   /* Without a pid namespace init's children outlive it; cgroup.kill
    * reaches them all, even those that left the process group. */
@@ -182,7 +185,7 @@ runtime_run (const struct runtime_ctx *ctx, const struct runtime_run_opts *ro, i
       *exit_code = 0;
       return 0;
     }
-  ret = run_foreground (ro, &o, &l, exit_code, err);
+  ret = run_foreground (ctx, ro, &o, &l, exit_code, err);
   if (ret < 0 || !ro->keep)
     {
       shim_error_t rm_err = NULL;

@@ -14,8 +14,16 @@
 #include "common/error.h"
 #include "verdict/verdict.h"
 
-/* Where the containers' state dirs are when --root is not given. */
+struct history_config;
+
+/* Where the containers' state dirs are when --root is not given: for
+ * root; runtime_default_root says where for anyone. */
 #define RUNTIME_DEFAULT_ROOT "/run/shim"
+
+/* RUNTIME_DEFAULT_ROOT, or, for a caller that is not root and has an
+ * XDG_RUNTIME_DIR, "$XDG_RUNTIME_DIR/shim" (as runc's root is
+ * $XDG_RUNTIME_DIR/runc then).  Static storage. */
+const char *runtime_default_root (void);
 
 /* What every command needs from the global options. */
 struct runtime_ctx
@@ -25,6 +33,9 @@ struct runtime_ctx
   /* --allow-unenforced-limits before the command (podman's --runtime-flag
    * puts it there): as the create and run option of the same name. */
   bool allow_unenforced;
+  /* Where every final verdict is told (history/history.h): the journal,
+   * the verdict history, the metrics; NULL tells nothing. */
+  const struct history_config *history;
 };
 
 /* create and run: the bundle, and how to bring it up. */
@@ -39,6 +50,9 @@ struct runtime_create_opts
   bool has_memory; /* run --memory */
   int64_t memory;
   unsigned int preserve_fds; /* fds 3..3+N-1 of the caller passed on */
+  /* run --keep: the cgroup outlives init, emptied, with its values, until
+   * `delete` (runc keeps it so); set together with runtime_run_opts.keep. */
+  bool keep_cgroup;
 };
 
 /* create: init waits on exec.sock for `start`; it is inherited by the
@@ -84,7 +98,8 @@ struct runtime_exec_opts
   const gid_t *additional_gids; /* added to the process's, n_additional_gids of them */
   size_t n_additional_gids;
   unsigned int preserve_fds; /* fds 3..3+N-1 of the caller passed on */
-  const char *cgroup;        /* --cgroup: a sub-cgroup of the container's to run in, or NULL */
+  char *const *cgroups;      /* --cgroup [CTRLS:]PATH each: the sub-cgroups to run in */
+  size_t n_cgroups;
   bool tty;
   bool no_new_privs;
   bool detach;
@@ -102,6 +117,13 @@ int runtime_exec (const struct runtime_ctx *ctx, const struct runtime_exec_opts 
  * in its annotations. */
 int runtime_state (const struct runtime_ctx *ctx, const char *id, char **json, shim_error_t *err);
 
+/* The verdict of a stopped container whose init the caller reaped (a
+ * containerd shim, init's subreaper): STATUS is init's wait status, which
+ * the watcher may not know (before Linux 6.15 without taskstats); WAIT_MS
+ * as delete waits for the watcher's last record. */
+int runtime_verdict_reaped (const struct runtime_ctx *ctx, const char *id, int status, int wait_ms,
+                            struct verdict *v, shim_error_t *err);
+
 struct runtime_list_entry
 {
   char *id;
@@ -113,9 +135,9 @@ struct runtime_list_entry
   char *state_json; /* with want_json */
 };
 
-/* list: the containers under the root (none when the root is missing);
- * half-made ones and, with want_json, those whose state cannot be made are
- * left out. */
+/* list: the containers under the root (none when the root is missing),
+ * sorted by id as runc lists them; half-made ones and, with want_json,
+ * those whose state cannot be made are left out. */
 int runtime_list (const struct runtime_ctx *ctx, bool want_json, struct runtime_list_entry **out, size_t *n,
                   shim_error_t *err);
 void runtime_list_free (struct runtime_list_entry *e, size_t n);
@@ -123,10 +145,9 @@ void runtime_list_free (struct runtime_list_entry *e, size_t n);
 struct runtime_ps_entry
 {
   char *pid; /* as cgroup.procs has it */
-  char *cmd; /* /proc/PID/cmdline, spaces for NULs; "" when gone */
 };
 
-/* ps: the processes of a container's cgroup. */
+/* ps: the processes of a container's cgroup and of the cgroups below it. */
 int runtime_ps (const struct runtime_ctx *ctx, const char *id, struct runtime_ps_entry **out, size_t *n,
                 shim_error_t *err);
 void runtime_ps_free (struct runtime_ps_entry *e, size_t n);

@@ -604,6 +604,12 @@ security_prepare (const struct shim_config *cfg, const char *id, struct security
       if (cfg->seccomp->uses_notify && prepare_listener (cfg, id, st, err) < 0)
         return -1;
     }
+  return 0;
+}
+
+int
+security_drop_bounding (const struct shim_config *cfg, shim_error_t *err)
+{
   if (drop_bounding (cfg->process.caps.bounding, err) < 0)
     return -1;
   /* Reset by the exec; nothing between here and there needs it undone. */

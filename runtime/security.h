@@ -25,10 +25,15 @@ struct security_state
 
 /* Before the rootfs is entered: refuse an LSM label the host cannot apply,
  * build the seccomp filter (every name checked), connect to the seccomp
- * listener, drop the capability bounding set and keep the permitted set
- * across the coming uid change.  ID is the container's, for the listener. */
+ * listener.  ID is the container's, for the listener. */
 int security_prepare (const struct shim_config *cfg, const char *id, struct security_state *st,
                       shim_error_t *err);
+
+/* Before the uid change: drop the capability bounding set to the config's
+ * and keep the permitted set across the change.  After the createContainer
+ * hooks, which run with the runtime's capabilities (as runc's: a hook that
+ * bind-mounts into the rootfs needs CAP_SYS_ADMIN). */
+int security_drop_bounding (const struct shim_config *cfg, shim_error_t *err);
 
 /* After the uid change and noNewPrivileges, right before exec: the LSM
  * label for exec, the capability sets, the ambient set, and the seccomp

@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 #include "common/version.h"
 #include "common/json.h"
 #include "common/util.h"
+#include "runtime/runtime.h"
 #include "verdict/verdict.h"
 
 int
@@ -23,6 +26,20 @@ state_validate_id (const char *id, shim_error_t *err)
 {
   const char *why = util_id_invalid (id);
   return why ? shim_error_plain (err, EINVAL, "container id `%s`: %s", id, why) : 0;
+}
+
+const char *
+runtime_default_root (void)
+{
+  static char buf[PATH_MAX];
+  const char *xdg = getenv ("XDG_RUNTIME_DIR");
+
+  /* An ordinary user cannot write /run; its own runtime directory is where
+   * runc keeps a rootless container's state too. */
+  if (geteuid () == 0 || xdg == NULL || xdg[0] != '/'
+      || (size_t) snprintf (buf, sizeof buf, "%s/shim", xdg) >= sizeof buf)
+    return RUNTIME_DEFAULT_ROOT;
+  return buf;
 }
 
 int

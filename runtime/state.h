@@ -29,6 +29,8 @@
 #define STATE_RECORD "record.json"
 #define STATE_VERDICT "verdict.json"
 #define STATE_SIGNALS "signals"
+/* Held (flock) by the watcher until its last record: `delete` waits. */
+#define STATE_WATCHER_LOCK "watcher.lock"
 #define STATE_CONFIG "config.json"
 
 enum container_status

@@ -8,7 +8,7 @@
 
 #include "runtime/container.h"
 #include "common/error.h"
-#include "verdict/monitor.h"
+#include "evidence/monitor.h"
 
 /* Block the forwarded signals (before the clone, so none is lost; the child
  * unblocks them) and return a signalfd for them. */

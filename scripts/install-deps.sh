@@ -3,7 +3,7 @@
 # `make test-deps` (--test: and to run its tests, VM and engines included).
 set -eu
 pkgs="gcc make pkg-config libc6-dev libyajl-dev libseccomp-dev libcap-dev libsystemd-dev
-      busybox-static scdoc"
+      busybox-static scdoc protobuf-c-compiler libprotobuf-c-dev"
 if [ "${1:-}" = --test ]; then
   pkgs="$pkgs bats jq iproute2 util-linux procps man-db bash-completion graphviz gnuplot-nox
       qemu-system-x86 cpio gzip xz-utils zstd kmod

@@ -87,6 +87,16 @@ gen_witnesses (yajl_gen g, unsigned w)
 int
 verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
 {
+  if (verdict_gen_fields (g, v, err) < 0)
+    return -1;
+  if (yajl_gen_map_close (g) != yajl_gen_status_ok)
+    return shim_error (err, 0, "generate verdict JSON: close the object");
+  return 0;
+}
+
+int
+verdict_gen_fields (yajl_gen g, const struct verdict *v, shim_error_t *err)
+{
   yajl_gen_status st = yajl_gen_status_ok;
   char sig[24];
 
@@ -145,6 +155,11 @@ verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
                                     : yajl_gen_null (g));
   JSON_TRY (st, json_gen_str (g, "memory_limit_enforced"));
   JSON_TRY (st, yajl_gen_bool (g, v->memory_limit_enforced));
+  JSON_TRY (st, json_gen_str (g, "pids_limit"));
+  JSON_TRY (st, v->have_pids_limit ? yajl_gen_integer (g, (long long) v->pids_limit) : yajl_gen_null (g));
+  JSON_TRY (st, json_gen_str (g, "pids_max_events"));
+  JSON_TRY (st, v->have_pids_max_events ? yajl_gen_integer (g, (long long) v->pids_max_events)
+                                        : yajl_gen_null (g));
   JSON_TRY (st, json_gen_str (g, "killed_by"));
   if (v->killed_by == VERDICT_BY_NONE)
     JSON_TRY (st, yajl_gen_null (g));
@@ -156,7 +171,8 @@ verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err)
   JSON_TRY (st, v->hint[0] ? json_gen_str (g, v->hint) : yajl_gen_null (g));
   JSON_TRY (st, json_gen_str (g, "witnesses"));
   JSON_TRY (st, gen_witnesses (g, v->witnesses));
-  JSON_TRY (st, yajl_gen_map_close (g));
+  JSON_TRY (st, json_gen_str (g, "provisional"));
+  JSON_TRY (st, yajl_gen_bool (g, v->provisional));
   if (st != yajl_gen_status_ok)
     return shim_error (err, 0, "generate verdict JSON: yajl status %d", (int) st);
   return 0;

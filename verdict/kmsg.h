@@ -23,14 +23,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <yajl/yajl_gen.h>
-#include <yajl/yajl_tree.h>
-
-#include "common/error.h"
-
 #define KMSG_PATH_MAX 512
 #define KMSG_COMM_MAX 16 /* TASK_COMM_LEN, with its NUL */
 #define KMSG_MAX_KILLS 16
+/* Bounds of a record's numbers, read or stored: larger ones are malformed. */
+#define KMSG_PID_LIMIT 4194304 /* PID_MAX_LIMIT */
+#define KMSG_NUM_LIMIT (UINT64_C (1) << 53)
 
 /* One OOM kill: a summary record and its victim record, joined by pid. */
 struct kmsg_oom_kill
@@ -69,7 +67,7 @@ enum kmsg_access
 };
 
 /* What the kernel log said about one container, from arming on.  Persisted
- * in the watcher's record (kmsg_evidence_gen / kmsg_evidence_from_tree). */
+ * in the watcher's record (evidence/kmsg_evidence.h). */
 struct kmsg_evidence
 {
   /* The kernel's path of the cgroup the evidence is about (the reader's),
@@ -85,12 +83,35 @@ struct kmsg_evidence
   uint64_t unattributed;
   /* More matching kills than KMSG_MAX_KILLS: the first ones are kept. */
   bool truncated;
+  /* A group kill's first victim listed again among the group's members
+   * (kept once): the kernel counted it in oom_kill twice. */
+  uint64_t relisted;
   size_t n;
   struct kmsg_oom_kill kills[KMSG_MAX_KILLS];
 };
 
+/* What one record of /dev/kmsg is. */
+enum kmsg_kind
+{
+  KMSG_K_OTHER = 0,
+  KMSG_K_SUMMARY,
+  KMSG_K_VICTIM,
+  KMSG_K_GROUP,
+  /* Kernel records that look like one of the three but do not parse (a
+   * path too long for KMSG_PATH_MAX, a summary split in two records). */
+  KMSG_K_BAD_SUMMARY,
+  KMSG_K_BAD_VICTIM,
+  KMSG_K_BAD_GROUP,
+};
+
 /* Parse one record as read(2) from /dev/kmsg returns it ("PRI,SEQ,TS,FLAGS;
- * TEXT\n" and optional " KEY=VALUE" lines).  Returns 1 and fills *out (a
+ * TEXT\n" and optional " KEY=VALUE" lines) into *OUT (zeroed first) and
+ * its timestamp in microseconds into *TS_USEC.  Only kernel-facility
+ * records are anything but KMSG_K_OTHER. */
+enum kmsg_kind kmsg_parse (const char *rec, size_t len, struct kmsg_oom_kill *out,
+                           uint64_t *ts_usec);
+
+/* The same, for a caller that needs no kind: returns 1 and fills *out (a
  * summary fills the summary fields, a victim record the victim fields) when
  * it is a kernel-facility OOM record, 0 when it is anything else (another
  * message, a user-facility record, a malformed one). */
@@ -101,53 +122,12 @@ int kmsg_parse_record (const char *rec, size_t len, struct kmsg_oom_kill *out);
 /* S with bytes below ' ', from 127 on and '\\' written as \xNN, as the
  * kernel writes /dev/kmsg; truncated to fit OUT (SIZE > 0). */
 void kmsg_escape (const char *s, char *out, size_t size);
+/* The reverse, into OUT: false when S is not as the kernel escapes, holds
+ * a NUL, or does not fit SIZE (never cut: a cut path names another
+ * cgroup). */
+bool kmsg_unescape_str (const char *s, char *out, size_t size);
 
 /* Whether PATH (as the kernel prints it) is CGROUP or below it. */
 bool kmsg_path_within (const char *path, const char *cgroup);
-
-struct kmsg_reader
-{
-  int fd; /* /dev/kmsg, O_RDONLY | O_NONBLOCK | O_CLOEXEC, at the end; -1 */
-  /* The kernel's path of the container's cgroup. */
-  char cgroup[KMSG_PATH_MAX];
-  /* A summary whose victim record has not been read yet. */
-  bool have_pending;
-  struct kmsg_oom_kill pending;
-  /* kmsg.c's state between records: the last victim joined with its
-   * summary (0: none), for a group record that follows it, and the group
-   * kill whose members' records (no summaries) are being read. */
-  int64_t last_pid;
-  char last_oom_memcg[KMSG_PATH_MAX];
-  bool in_group;
-  int64_t group_pid;
-  uint64_t group_ts_usec;
-  char group[KMSG_PATH_MAX];
-  char group_oom_memcg[KMSG_PATH_MAX];
-};
-
-/* Open /dev/kmsg positioned at its end (records from now on), for the
- * cgroup whose kernel path is CGROUP.  Never fails: a reader that cannot
- * read records why in EV (access, error); r->fd is then -1. */
-void kmsg_reader_open (struct kmsg_reader *r, const char *cgroup, struct kmsg_evidence *ev);
-
-/* The fd to poll for POLLIN, or -1. */
-int kmsg_reader_fd (const struct kmsg_reader *r);
-
-/* Read every record available now (never blocks) and add the OOM kills
- * that concern the container (oom_memcg or task_memcg within its cgroup)
- * to EV. */
-void kmsg_reader_collect (struct kmsg_reader *r, struct kmsg_evidence *ev);
-
-/* Take one record as read(2) returned it (collect calls it for each; the
- * unit tests feed fixtures through it to a reader whose fd is -1). */
-void kmsg_reader_feed (struct kmsg_reader *r, const char *rec, size_t len,
-                       struct kmsg_evidence *ev);
-
-void kmsg_reader_close (struct kmsg_reader *r);
-
-/* The evidence as a JSON object (the next value of G), and back. */
-int kmsg_evidence_gen (yajl_gen g, const struct kmsg_evidence *ev, shim_error_t *err);
-int kmsg_evidence_from_tree (yajl_val v, const char *where, struct kmsg_evidence *ev,
-                             shim_error_t *err);
 
 #endif

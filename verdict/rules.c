@@ -68,7 +68,9 @@ ancestor_proves_none (const struct verdict_input *in)
       || !(a->events.have & CG_EV_OOM_KILL) || !(b->events.have & CG_EV_OOM_KILL)
       || recreated (a, b))
     return false;
-  if (((a->have | b->have) & CG_SNAP_LOCALEVENTS) && (a->localevents || b->localevents))
+  /* Under memory_localevents (or where nobody knows) the ancestor counts
+   * only its own kills, and proves nothing about C's. */
+  if (!(a->have & b->have & CG_SNAP_LOCALEVENTS) || a->localevents || b->localevents)
     return false;
   return b->events.oom_kill == a->events.oom_kill;
 }
@@ -253,14 +255,15 @@ read_counters (const struct verdict_input *in, struct verdict_evidence *ev)
   ev->known = true;
 }
 
-/* memory.oom.group as the snapshots have it (the hook sets it to 1). */
-static bool
-oom_group_set (const struct verdict_input *in)
+/* memory.oom.group as the latest snapshot has it (the hook sets it to 1;
+ * a manager may put it back to 0). */
+static enum verdict_tri
+oom_group_of (const struct verdict_input *in)
 {
   const struct cg_snapshot *all[] = { in->final, in->at_oom, in->baseline };
   const struct cg_snapshot *s = with_bit (all, 3, CG_SNAP_OOM_GROUP);
 
-  return s && s->oom_group;
+  return s == NULL ? VERDICT_NULL : s->oom_group ? VERDICT_TRUE : VERDICT_FALSE;
 }
 
 static void
@@ -277,12 +280,12 @@ classify (struct verdict_evidence *ev)
   if (ev->v1)
     {
       /* No group kill on v1: every kill is one by one.  Whose limit ran
-       * out: C's when failcnt rose; else unknown (null) unless the kernel
-       * log names it (witness.c). */
+       * out is unknown unless the kernel log names it (witness.c): failcnt
+       * also rises when reclaim at C's limit succeeds (page cache), so a
+       * later kill by a parent's limit would read as C's, and it stayed 0
+       * for a kill by C's own limit (memsw). */
       ev->cls = ev->l_kill > 0 ? VERDICT_CLASS_BELONGS : VERDICT_CLASS_NONE;
       ev->kills = ev->l_kill;
-      if (ev->l_kill > 0 && ev->l_max_known)
-        ev->scope = VERDICT_SCOPE_CONTAINER;
       return;
     }
   /* C's own limit with victims only in nested leaves: on a kernel that
@@ -311,7 +314,9 @@ classify (struct verdict_evidence *ev)
                      || (!ev->have_group_key && ev->oom_group && ev->scope == VERDICT_SCOPE_CONTAINER);
       if (ev->scope == VERDICT_SCOPE_CONTAINER && (ev->have_group_key || ev->as_group))
         ev->group_kill = ev->as_group ? VERDICT_TRUE : VERDICT_FALSE;
-      ev->decisive = ev->as_group || ev->scope == VERDICT_SCOPE_ANCESTOR;
+      /* An ancestor's kill proves nothing about init: its oom.group may
+       * be 0, and the kills one by one. */
+      ev->decisive = ev->as_group;
     }
   else if (ev->t_kill > 0 && ev->l_oom > 0)
     {
@@ -371,6 +376,14 @@ unattributed (const struct verdict_evidence *ev)
   return ev->cls == VERDICT_CLASS_AMBIGUOUS || (ev->cls == VERDICT_CLASS_NESTED && ev->ambiguous_nested);
 }
 
+/* init's own OOM kill is proven, not inferred from a group kill: the log
+ * names it, or the runtime's v1 emulation killed it for the OOM kill. */
+static bool
+init_proven (const struct verdict_facts *f)
+{
+  return f->ev.decisive && (f->km.init_known || f->ev.emulated_group);
+}
+
 static void
 decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdict_facts *f)
 {
@@ -384,8 +397,20 @@ decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdic
       set_unknown (v, f, ev->why);
       f->story = VERDICT_STORY_KILLED_UNKNOWN;
     }
-  else if (ev->cls == VERDICT_CLASS_BELONGS && f->runtime_sent && !ev->decisive)
+  else if (ev->cls == VERDICT_CLASS_BELONGS && f->km.init_known && !ev->decisive)
     {
+      /* The log names the victims and init is not one: its SIGKILL came
+       * from the runtime or from outside. */
+      v->oom_killed = VERDICT_FALSE;
+      v->killed_by = f->runtime_sent        ? VERDICT_BY_RUNTIME
+                     : in->signals_unknown ? VERDICT_BY_NONE
+                                           : VERDICT_BY_OUTSIDE;
+      f->story = VERDICT_STORY_KILLED_NOT_VICTIM;
+    }
+  else if (ev->cls == VERDICT_CLASS_BELONGS && f->runtime_sent && !init_proven (f))
+    {
+      /* A counted group kill does not prove init went (oom_score_adj
+       * -1000): with the runtime's SIGKILL too, only the log could say. */
       set_unknown (v, f, VERDICT_WHY_RUNTIME_OR_OOM);
       f->story = VERDICT_STORY_KILLED_EITHER;
     }
@@ -393,6 +418,13 @@ decide_sigkill (const struct verdict_input *in, struct verdict *v, struct verdic
     {
       /* The runtime may have sent SIGKILL too: the same doubt as above. */
       set_unknown (v, f, VERDICT_WHY_SIGNALS_UNKNOWN);
+      f->story = VERDICT_STORY_KILLED_UNKNOWN;
+    }
+  else if (ev->cls == VERDICT_CLASS_BELONGS && !ev->decisive)
+    {
+      /* One-by-one kills and init's SIGKILL: init may have been one of
+       * them, or killed from outside after them; only the log tells. */
+      set_unknown (v, f, VERDICT_WHY_INIT_NOT_NAMED);
       f->story = VERDICT_STORY_KILLED_UNKNOWN;
     }
   else if (ev->cls == VERDICT_CLASS_BELONGS)
@@ -444,7 +476,7 @@ decide_without_status (const struct verdict_input *in, struct verdict *v, struct
   v->reason = VERDICT_UNKNOWN;
   /* `shim kill` sent SIGKILL and no group OOM kill took the container:
    * stopped by the runtime (create/start, where nobody has the status). */
-  if (sent_kill && !(ev->known && ev->cls == VERDICT_CLASS_BELONGS && ev->decisive))
+  if (sent_kill && !(ev->known && ev->cls == VERDICT_CLASS_BELONGS && init_proven (f)))
     {
       v->reason = VERDICT_KILLED;
       v->killed_by = VERDICT_BY_RUNTIME;
@@ -455,8 +487,9 @@ decide_without_status (const struct verdict_input *in, struct verdict *v, struct
           set_unknown (v, f, ev->known ? unattributed_why (ev) : ev->why);
           f->story = VERDICT_STORY_RUNTIME_UNKNOWN;
         }
-      else if (ev->cls == VERDICT_CLASS_NONE || ev->cls == VERDICT_CLASS_NESTED)
+      else if (ev->cls == VERDICT_CLASS_NONE || ev->cls == VERDICT_CLASS_NESTED || f->km.init_known)
         {
+          /* (The log names the victims and init is not one.) */
           v->oom_killed = VERDICT_FALSE;
           f->story = VERDICT_STORY_RUNTIME_NO_OOM;
         }
@@ -477,6 +510,12 @@ decide_without_status (const struct verdict_input *in, struct verdict *v, struct
       v->reason = VERDICT_OOM_KILLED;
       v->oom_killed = VERDICT_TRUE;
       f->story = VERDICT_STORY_OOM_KILLED;
+    }
+  else if (ev->cls == VERDICT_CLASS_BELONGS && f->km.init_known)
+    {
+      /* The log names the victims and init is not one. */
+      v->oom_killed = VERDICT_FALSE;
+      f->story = VERDICT_STORY_STOPPED_NO_OOM;
     }
   else if (ev->cls == VERDICT_CLASS_BELONGS)
     {
@@ -536,6 +575,28 @@ memory_figures (const struct verdict_input *in, struct verdict *v)
       }
 }
 
+/* pids.events max counts from the baseline (it may pre-exist); the limit
+ * is the latest read's. */
+static void
+pids_figures (const struct verdict_input *in, struct verdict *v)
+{
+  const struct cg_snapshot *b = in->baseline, *e = in->final ? in->final : in->at_oom;
+  const struct cg_snapshot *lim[] = { e, b };
+
+  if (b && e && (b->have & e->have & CG_SNAP_PIDS_EVENTS) && e->pids_max_events >= b->pids_max_events)
+    {
+      v->have_pids_max_events = true;
+      v->pids_max_events = e->pids_max_events - b->pids_max_events;
+    }
+  for (size_t i = 0; i < 2; i++)
+    if (lim[i] && (lim[i]->have & CG_SNAP_PIDS_MAX))
+      {
+        v->have_pids_limit = lim[i]->pids_max != CG_UNLIMITED;
+        v->pids_limit = v->have_pids_limit ? lim[i]->pids_max : 0;
+        break;
+      }
+}
+
 void
 verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdict_facts *f)
 {
@@ -546,9 +607,11 @@ verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdic
   v->memory_limit_enforced = in->memory_limit_enforced;
   v->oom_killed = VERDICT_NULL;
   memory_figures (in, v);
+  pids_figures (in, v);
 
   read_counters (in, ev);
-  ev->oom_group = oom_group_set (in);
+  ev->oom_group = oom_group_of (in) == VERDICT_TRUE;
+  ev->oom_group_off = oom_group_of (in) == VERDICT_FALSE;
   /* The specific cause first; "not enforced" only when nothing says more. */
   if (!ev->known && in->unavailable_reason && in->unavailable_reason[0]
       && ev->why != VERDICT_WHY_RECREATED && ev->why != VERDICT_WHY_LOCALEVENTS)

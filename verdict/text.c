@@ -136,13 +136,28 @@ kmsg_said (const struct verdict *v, const struct verdict_kmsg_facts *km, char *b
     snprintf (buf, len, "reports %llu OOM %s by nested cgroups' limits",
               (unsigned long long) km->nested, kills_word (km->nested));
   else
-    snprintf (buf, len, "reports %llu OOM %s (`%s`, pid %lld) by %s",
+    snprintf (buf, len, "reports %llu OOM %s (`%s`, host pid %lld) by %s",
               (unsigned long long) (km->own + km->ancestor), kills_word (km->own + km->ancestor),
               v->oom.victims[km->first_victim].comm, (long long) km->first->pid,
               km->own > 0 ? "its own limit" : "a parent cgroup's or the host's limit");
 }
 
 /* Why oom_killed is null, or why the counters are unknown. */
+/* How the kernel took the container's processes: "as a group" can skip
+ * init (oom_score_adj -1000, or already exiting); "one by one" says why
+ * when the container's own memory.oom.group was 0. */
+static const char *
+kill_mode (const struct verdict_evidence *ev)
+{
+  if (ev->as_group)
+    return "as a group (which skips a task with oom_score_adj -1000)";
+  if (ev->oom_group_off && ev->scope == VERDICT_SCOPE_CONTAINER)
+    return "one by one, not as a group (its memory.oom.group was 0)";
+  if (!ev->have_group_key && !ev->v1)
+    return "with no group kill counted (this kernel counts none)";
+  return "one by one, not as a group";
+}
+
 static void
 why_text (const struct verdict_input *in, const struct verdict *v, const struct verdict_facts *f,
           enum verdict_why why, char *buf, size_t len)
@@ -183,15 +198,16 @@ why_text (const struct verdict_input *in, const struct verdict *v, const struct 
       snprintf (buf, len, "memory limit not enforced");
       break;
     case VERDICT_WHY_ONE_BY_ONE_TOO:
-      snprintf (buf, len, "processes were OOM-killed one by one as well");
+      snprintf (buf, len, "processes were OOM-killed %s as well, and only the kernel log names the "
+                "victims", kill_mode (ev));
       break;
     case VERDICT_WHY_ONE_BY_ONE_NO_STATUS:
-      snprintf (buf, len, "processes were OOM-killed one by one, not as a group, and init's exit "
-                          "status was not known");
+      snprintf (buf, len, "processes were OOM-killed %s, and init's exit status was not known",
+                kill_mode (ev));
       break;
     case VERDICT_WHY_RUNTIME_OR_OOM:
-      snprintf (buf, len, "the runtime sent SIGKILL and the OOM killer killed processes one by "
-                          "one, not as a group");
+      snprintf (buf, len, "the runtime sent SIGKILL and the OOM killer killed processes %s, and %s",
+                kill_mode (ev), kmsg_state (&f->km));
       break;
     case VERDICT_WHY_AMBIGUOUS:
       snprintf (buf, len,
@@ -240,16 +256,27 @@ why_text (const struct verdict_input *in, const struct verdict *v, const struct 
                 (unsigned long long) ev->nested, procs (ev->nested), ev->nested == 1 ? "was" : "were",
                 f->km.use == VERDICT_KMSG_USED ? "init's pid was not known" : kmsg_state (&f->km));
       break;
+    case VERDICT_WHY_INIT_NOT_NAMED:
+      snprintf (buf, len,
+                "%llu %s in it %s OOM-killed %s, and init may have been one of them or killed "
+                "after them; only the kernel log names the victims, and %s",
+                (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were",
+                kill_mode (ev),
+                f->km.use == VERDICT_KMSG_USED ? "init's pid was not known" : kmsg_state (&f->km));
+      break;
     case VERDICT_WHY_SIGNALS_UNKNOWN:
-      snprintf (buf, len, "processes were OOM-killed one by one, not as a group, and the record "
-                          "of the runtime's signals is unreadable");
+      snprintf (buf, len, "processes were OOM-killed %s, and the record of the runtime's signals is "
+                "unreadable", kill_mode (ev));
       break;
     }
 }
 
 /* What filled memory, from memory.stat at the OOM: the largest of anonymous
  * memory, shmem (tmpfs, shm: it stays charged after the processes die and
- * counts inside `file`), the rest of the page cache, and kernel memory. */
+ * counts inside `file`), the rest of the page cache, and kernel memory.
+ * Said as the container's, since the victim's own rss follows in the same
+ * sentence and the two differ (memory.stat may be read after the victim's
+ * memory was freed). */
 static void
 put_breakdown (struct sbuf *b, const struct cg_snapshot *at_oom)
 {
@@ -269,22 +296,23 @@ put_breakdown (struct sbuf *b, const struct cg_snapshot *at_oom)
   if (shmem > anon && shmem >= cache && shmem >= kernel)
     {
       verdict_format_size (shmem, sz, sizeof sz);
-      put (b, "; most of it tmpfs / shared memory: %s shmem", sz);
+      put (b, "; the container held mostly tmpfs / shared memory: %s shmem", sz);
     }
   else if (anon >= cache && anon >= kernel)
     {
       verdict_format_size (anon, sz, sizeof sz);
-      put (b, "; %s anonymous memory", sz);
+      put (b, "; the container held %s anonymous memory", sz);
     }
   else if (kernel >= cache)
     {
       verdict_format_size (kernel, sz, sizeof sz);
-      put (b, "; %s%s kernel memory", st->have & CG_STAT_KERNEL_ESTIMATED ? "at least " : "", sz);
+      put (b, "; the container held %s%s kernel memory", st->have & CG_STAT_KERNEL_ESTIMATED ? "at least " : "",
+           sz);
     }
   else
     {
       verdict_format_size (cache, sz, sizeof sz);
-      put (b, "; %s page cache", sz);
+      put (b, "; the container held %s page cache", sz);
     }
 }
 
@@ -350,7 +378,9 @@ put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct ver
   put_oom_details (b, v, ev, in->at_oom);
 }
 
-/* "; the kernel killed `python3` (pid 4121, 498 MiB anonymous) and 2 more" */
+/* "; the kernel killed `python3` (host pid 4121, holding 498 MiB anonymous
+ * memory of its own) and 2 more": the pid is the kernel log's, in the
+ * initial pid namespace, not the one the container saw. */
 static void
 put_victim (struct sbuf *b, const struct verdict *v, const struct verdict_kmsg_facts *km)
 {
@@ -360,17 +390,18 @@ put_victim (struct sbuf *b, const struct verdict *v, const struct verdict_kmsg_f
 
   if (km->use != VERDICT_KMSG_USED || x == NULL)
     return;
-  put (b, "; the kernel killed `%s` (pid %lld", v->oom.victims[km->first_victim].comm,
+  put (b, "; the kernel killed `%s` (host pid %lld", v->oom.victims[km->first_victim].comm,
        (long long) x->pid);
   if (x->have_victim)
     {
       verdict_format_size (x->anon_rss_kb * 1024, sz, sizeof sz);
-      put (b, ", %s anonymous", sz);
+      put (b, ", holding %s anonymous memory", sz);
       if (x->shmem_rss_kb > 0)
         {
           verdict_format_size (x->shmem_rss_kb * 1024, sz, sizeof sz);
-          put (b, ", %s shmem", sz);
+          put (b, " and %s shmem", sz);
         }
+      put (b, " of its own");
     }
   put (b, ")");
   if (n > 1)
@@ -409,10 +440,31 @@ put_nested (struct sbuf *b, uint64_t n)
          (unsigned long long) n);
 }
 
+/* The log names the victims and init is not one: "the kernel log names the
+ * 2 processes the OOM killer took in it, and init (pid 7) is not one of
+ * them". */
+static void
+put_not_victim (struct sbuf *b, const struct verdict_input *in, const struct verdict_facts *f)
+{
+  uint64_t n = f->km.own + f->km.ancestor + f->km.nested;
+
+  put (b, "the kernel log names the %llu %s the OOM killer took in it, and init (host pid %lld) is not %s",
+       (unsigned long long) n, procs (n), (long long) in->init_pid, n == 1 ? "that one" : "one of them");
+}
+
 /* "with no OOM kill of its own; the one OOM kill counted was in ..." */
 static void
-put_no_oom (struct sbuf *b, const struct verdict_evidence *ev, const char *tail)
+put_no_oom (struct sbuf *b, const struct verdict_input *in, const struct verdict_facts *f, const char *tail)
 {
+  const struct verdict_evidence *ev = &f->ev;
+
+  if (ev->cls == VERDICT_CLASS_BELONGS)
+    {
+      put (b, "not OOM-killed: ");
+      put_not_victim (b, in, f);
+      put (b, "%s", tail);
+      return;
+    }
   put (b, "with no OOM kill %s%s",
        ev->cls == VERDICT_CLASS_NESTED ? "of its own"
        : ev->by_ancestor               ? "counted in its parent cgroup, which outlived it"
@@ -423,6 +475,21 @@ put_no_oom (struct sbuf *b, const struct verdict_evidence *ev, const char *tail)
       put (b, "; ");
       put_nested (b, ev->nested);
     }
+}
+
+/* "container c1 was killed by SIGKILL from outside the runtime (not an OOM
+ * kill: ", the sender as far as the record of signals says. */
+static void
+put_killed_not_oom (struct sbuf *b, const char *id, const struct verdict_input *in,
+                    const struct verdict_facts *f)
+{
+  put (b, "container %s was killed by SIGKILL %s (not an OOM kill: ", id,
+       f->runtime_sent       ? "sent by the runtime"
+       : in->signals_unseen  ? "from the runtime or outside it (a hook does not see the "
+                               "runtime's signals)"
+       : in->signals_unknown ? "from the runtime or outside it (the record of the runtime's "
+                               "signals is unreadable)"
+                             : "from outside the runtime");
 }
 
 /* "--memory 128M": double the limit, whole GiB when that is exact, else MiB
@@ -451,6 +518,21 @@ put_hint (struct verdict *v, const struct verdict_evidence *ev)
     }
 }
 
+/* "; it hit its pids limit of 64 (3 forks refused)", whatever the death:
+ * a fork bomb's init often exits with a code of its own. */
+static void
+put_pids (struct sbuf *b, const struct verdict *v)
+{
+  char lim[48] = "";
+
+  if (!v->have_pids_max_events || v->pids_max_events == 0)
+    return;
+  if (v->have_pids_limit)
+    snprintf (lim, sizeof lim, " of %llu", (unsigned long long) v->pids_limit);
+  put (b, "; it hit its pids limit%s (%llu %s refused)", lim, (unsigned long long) v->pids_max_events,
+       v->pids_max_events == 1 ? "fork" : "forks");
+}
+
 /* ---- the message ------------------------------------------------------- */
 
 void
@@ -469,8 +551,11 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
     case VERDICT_STORY_OOM_KILLED:
       put_oom_killed (b, in, v, ev);
       put_victim (b, v, &f->km);
-      if (ev->emulated_group)
-        put (b, "; the runtime then killed whatever was left in it, emulating memory.oom.group on cgroup v1");
+      /* Only when it found something to kill: init alone OOM-killed left
+       * nothing, and the emulation then did nothing. */
+      if (ev->emulated_group && in->oom_group_left > 0)
+        put (b, "; the runtime then killed the %u %s left in it, emulating memory.oom.group on cgroup v1",
+             in->oom_group_left, procs (in->oom_group_left));
       if (f->runtime_sent)
         put (b, "; the runtime had also sent SIGKILL");
       break;
@@ -480,7 +565,7 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       break;
     case VERDICT_STORY_INIT_NESTED_OOM:
       put (b,
-           "container %s was OOM-killed: its init (pid %lld) lived in the nested cgroup `%s`, "
+           "container %s was OOM-killed: its init (host pid %lld) lived in the nested cgroup `%s`, "
            "whose own memory limit ran out (not the container's)",
            id, (long long) in->init_pid, v->oom.oom_memcg[0] ? v->oom.oom_memcg : "?");
       {
@@ -493,17 +578,17 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
     case VERDICT_STORY_KILLED_EITHER:
       put (b,
            "container %s was killed by SIGKILL; whether by the runtime or the OOM killer is "
-           "unknown: the runtime sent SIGKILL and %llu %s in it %s OOM-killed, not as a group",
-           id, (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were");
+           "unknown: the runtime sent SIGKILL and %llu %s in it %s OOM-killed %s",
+           id, (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were",
+           kill_mode (ev));
+      break;
+    case VERDICT_STORY_KILLED_NOT_VICTIM:
+      put_killed_not_oom (b, id, in, f);
+      put_not_victim (b, in, f);
+      put (b, ")");
       break;
     case VERDICT_STORY_KILLED_NOT_OOM:
-      put (b, "container %s was killed by SIGKILL %s (not an OOM kill: ", id,
-           f->runtime_sent           ? "sent by the runtime"
-           : in->signals_unseen  ? "from the runtime or outside it (a hook does not see the "
-                                   "runtime's signals)"
-           : in->signals_unknown ? "from the runtime or outside it (the record of the runtime's "
-                                   "signals is unreadable)"
-                                 : "from outside the runtime");
+      put_killed_not_oom (b, id, in, f);
       if (ev->cls == VERDICT_CLASS_NESTED)
         put_nested (b, ev->nested);
       else if (ev->by_ancestor)
@@ -518,11 +603,12 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       break;
     case VERDICT_STORY_RUNTIME_NO_OOM:
       put (b, "container %s was stopped by the runtime's SIGKILL, ", id);
-      put_no_oom (b, ev, "");
+      put_no_oom (b, in, f, "");
       break;
     case VERDICT_STORY_RUNTIME_EITHER:
       put (b, "container %s was stopped by the runtime's SIGKILL; processes in it were also "
-              "OOM-killed, not as a group, so either may have ended init", id);
+              "OOM-killed %s, so either may have ended init", id,
+           kill_mode (ev));
       break;
     case VERDICT_STORY_STOPPED_UNKNOWN:
       put (b,
@@ -532,17 +618,18 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       break;
     case VERDICT_STORY_STOPPED_ONE_BY_ONE:
       put (b,
-           "container %s stopped; %llu %s in it %s OOM-killed, not as a group, and without "
-           "init's exit status it is unknown whether init was one of them",
-           id, (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were");
+           "container %s stopped; %llu %s in it %s OOM-killed %s, and without init's exit status "
+           "it is unknown whether init was one of them",
+           id, (unsigned long long) ev->kills, procs (ev->kills), ev->kills == 1 ? "was" : "were",
+           kill_mode (ev));
       break;
     case VERDICT_STORY_STOPPED_AMBIGUOUS:
       put (b, "container %s stopped; whether it was OOM-killed is unknown: %s", id,
            v->unknown_reason);
       break;
     case VERDICT_STORY_STOPPED_NO_OOM:
-      put (b, "container %s stopped ", id);
-      put_no_oom (b, ev, " (its exit status was not known here)");
+      put (b, "container %s stopped%s", id, ev->cls == VERDICT_CLASS_BELONGS ? ", " : " ");
+      put_no_oom (b, in, f, " (its exit status was not known here)");
       break;
     case VERDICT_STORY_SIGNALED:
       verdict_signal_name (v->signal, sig, sizeof sig);
@@ -558,5 +645,6 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       put (b, "container %s: init's wait status 0x%x is not an exit", id, (unsigned) in->status);
       break;
     }
+  put_pids (b, v);
   put_hint (v, ev);
 }

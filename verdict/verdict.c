@@ -2,6 +2,9 @@
 /* verdict_compute: the rules decide (rules.c), the text tells (text.c). */
 #include "verdict/verdict_internal.h"
 
+#include <stdio.h>
+#include <string.h>
+
 void
 verdict_compute (const struct verdict_input *in, struct verdict *v)
 {
@@ -12,4 +15,11 @@ verdict_compute (const struct verdict_input *in, struct verdict *v)
     named.container_id = "?";
   verdict_decide (&named, v, &f);
   verdict_tell (&named, &f, v);
+  v->provisional = in->provisional;
+  if (v->provisional)
+    {
+      size_t n = strlen (v->message);
+      snprintf (v->message + n, sizeof v->message - n,
+                " (provisional: the watcher had not written its last record)");
+    }
 }

@@ -4,8 +4,7 @@
  * sent, to what happened, plus its JSON and one human sentence.  Both `shim`
  * and `shim-oom-hook` call this; it is the only copy of the rules.
  * rules.c decides, witness.c weighs the kernel log with the counters,
- * text.c words it (message, hint, sizes), json.c writes it, mark.c creates
- * podman's marker and writes Kubernetes' termination-log from it.
+ * text.c words it (message, hint, sizes), json.c writes it.
  *
  * Counters are deltas final - baseline of C's memory.events.local ("local")
  * and memory.events ("tree").  A kill belongs to the container when
@@ -20,16 +19,24 @@
  * OOM events only in nested cgroups are nested_kills, never the container's.
  *
  * Decisions where docs/DESIGN.md is silent:
- *   - Without a wait status (the hook): a group kill (local oom_group_kill, or
- *     an ancestor kill) is OOMKilled, because a group kill takes init too; the
- *     message says the exit status was not known, exit_code and signal are
- *     null.  (C's counters cannot show whether an ancestor killed as a group;
- *     the measured case, a parent with oom.group=1, did.)  A kill that belongs to the container but was not a group kill is
- *     Unknown with oom_killed null: init may have survived it.  No kill, or
- *     nested kills only: Unknown with oom_killed false.
+ *   - No kill is taken to have killed init unless proven: the kernel log,
+ *     read whole, names every task the OOM killer took (init's pid, in the
+ *     initial pid namespace, among them or not); without it, C's own
+ *     counted group kill (local oom_group_kill, or memory.oom.group=1
+ *     before 5.17) still says init went, though the kernel skips a task
+ *     with oom_score_adj -1000.  An ancestor's kill, or kills one by one,
+ *     without the log: oom_killed null (init may have been one of them or
+ *     killed after them).  docs/DESIGN.md, "The rules", has the kernel's
+ *     facts.
+ *   - Without a wait status (the hook): init's proven OOM kill is OOMKilled,
+ *     the message says the exit status was not known, exit_code and signal
+ *     are null.  A kill that belongs to the container, init not proven
+ *     among its victims: Unknown, oom_killed null (false when the log
+ *     clears init).  No kill, or nested kills only: Unknown with oom_killed
+ *     false.
  *   - Without a wait status, after `shim kill` sent SIGKILL (create/start:
- *     the runtime is not init's parent): Killed, killed_by runtime, unless a
- *     group OOM kill took the container (then OOMKilled, as above);
+ *     the runtime is not init's parent): Killed, killed_by runtime, unless
+ *     the kernel log proves the OOM kill took init (then OOMKilled);
  *     oom_killed false when the counters show no OOM kill of its own, null
  *     when they are unknown or show one-by-one kills.
  *   - init died of SIGKILL, the container's kill was not a group kill, and the
@@ -51,7 +58,7 @@
  *     null when the kernel does not count group kills, and for ancestor kills
  *     (C's counters cannot tell whether the ancestor killed as a group).
  *
- * Decisions of issue 11 (the evidence pipeline; each has a unit row in
+ * Decisions of the evidence pipeline (each has a unit row in
  * tests/unit/test_verdict.c that failed on the rules before it):
  *   - memory_localevents (a snapshot's `localevents`): memory.events is then
  *     C's own, so kills in nested cgroups show nowhere (measured on 6.1 and
@@ -111,16 +118,17 @@
  *     memory.oom_control's oom_kill counts kills of tasks in C itself,
  *     whichever limit (C's, an ancestor's, the host's) ran out; there is no
  *     OOM event count, no group kill and no hierarchical count.
- *     memory.failcnt rising says C's limit was hit; it not rising says
- *     nothing (measured on 6.18: memhog OOM-killed by C's limit with
+ *     memory.failcnt says neither whose limit a kill was for nor that C's
+ *     was never hit: it rises when reclaim at C's limit succeeds (page
+ *     cache), and it stayed 0 for memhog OOM-killed by C's limit with
  *     memory.memsw.limit_in_bytes equal to the limit, as shim sets it
- *     without swap, left failcnt and memsw.failcnt at 0), so max_events is
- *     null unless it rose.  The rules:
+ *     without swap (measured on 6.18); it only gives max_events, null
+ *     unless it rose.  The rules:
  *       oom_kill rose: an OOM kill of a task in C (class "belongs"), one by
- *       one; scope "container" when failcnt rose, else null, unless the
- *       kernel log names whose limit ran out (it then decides the scope).
- *       With init dead of SIGKILL and no SIGKILL of the runtime's:
- *       OOMKilled.  The runtime's SIGKILL too: Killed, oom_killed null.
+ *       one; the scope is null unless the kernel log names whose limit ran
+ *       out.  Whether init was a victim: only the kernel log names it
+ *       (init's pid known); without it, init dead of SIGKILL is Killed,
+ *       oom_killed null.
  *       Without a wait status: Unknown, oom_killed null (init may have
  *       survived a one-by-one kill), even for an ancestor's kill (no group
  *       kill on v1).  The kernel log seeing no kill: they disagree, null.
@@ -137,13 +145,14 @@
  *       between two reads is not seen: the limit of this rule.)
  *     memory.oom.group emulated (in->oom_group_emulated: after the first
  *     OOM kill counted in C the runtime's monitor killed the rest,
- *     verdict/monitor.h): an OOM kill of C's is then a group kill, as the
+ *     evidence/monitor.h): an OOM kill of C's is then a group kill, as the
  *     kernel's on v2: with init dead of SIGKILL, the runtime's SIGKILL or
  *     not, or without a wait status, OOMKilled.  oom.group_kill stays the
  *     kernel's counter (null on v1); oom.group_kill_by says "runtime" (and
  *     "kernel" wherever group_kill is true), and the message "the runtime
- *     then killed whatever was left in it, emulating memory.oom.group on
- *     cgroup v1" (said also when init was the only task).
+ *     then killed the 2 processes left in it, emulating memory.oom.group
+ *     on cgroup v1" only when the monitor found some alive before its kill
+ *     (in->oom_group_left: init alone OOM-killed leaves none).
  *   - Names (JSON, added to docs/DESIGN.md's fields): oom.oom_memcg (whose
  *     limit ran out: "." C, "a/b" nested, "/..." outside C, null host-wide
  *     or unknown), oom.max_events (delta of memory.events.local `max`: how
@@ -152,7 +161,13 @@
  *     as oom_memcg; null without the log), and "witnesses" (["counters",
  *     "ancestor", "kmsg"]: the evidence the decision rests on; [] when none
  *     was usable).  The message of an OOM kill names the first victim: "the
- *     kernel killed `python3` (pid 4121, 498 MiB anonymous)". */
+ *     kernel killed `python3` (host pid 4121, holding 498 MiB anonymous
+ *     memory of its own)".
+ *
+ * Decisions of the sentence: every pid said is the host's and
+ * says so; memory.stat's figure is "the container held ..." and the
+ * victim's rss "of its own"; pids.events max (delta from the baseline,
+ * JSON pids_max_events, with pids_limit) is said whatever the reason. */
 #ifndef SHIM_VERDICT_H
 #define SHIM_VERDICT_H
 
@@ -256,8 +271,14 @@ struct verdict_input
    * when not known: the records are then not used. */
   const char *kmsg_cgroup;
   /* cgroup v1: after an OOM kill in the container, the runtime killed
-   * the rest of it, emulating memory.oom.group (verdict/monitor.h). */
+   * the rest of it, emulating memory.oom.group (evidence/monitor.h). */
   bool oom_group_emulated;
+  /* ... and how many of its tasks the runtime found alive and killed then
+   * (0: the OOM kill had left nothing, or an older record). */
+  unsigned oom_group_left;
+  /* The evidence may still change: the watcher had not written its last
+   * record (init's status, the end's counters) when this was read. */
+  bool provisional;
 };
 
 /* Which witnesses a verdict used (verdict.witnesses): C's own counters, the
@@ -316,12 +337,22 @@ struct verdict
   bool have_memory_peak;
   uint64_t memory_peak;
   bool memory_limit_enforced;
+  /* pids.events `max` (delta from the baseline): how often a fork failed at
+   * the pids limit, whatever the reason of the death; null (have_ false)
+   * without the pids controller or a baseline.  pids_limit: pids.max, null
+   * when unlimited or unknown. */
+  bool have_pids_max_events;
+  uint64_t pids_max_events;
+  bool have_pids_limit;
+  uint64_t pids_limit;
   enum verdict_killed_by killed_by;
   char message[768];
   char hint[256]; /* "": null */
   /* VERDICT_WITNESS_* bits of the evidence used: JSON
    * "witnesses": ["counters", "ancestor", "kmsg"]. */
   unsigned witnesses;
+  /* verdict_input.provisional: JSON "provisional", said in the message. */
+  bool provisional;
 };
 
 void verdict_compute (const struct verdict_input *in, struct verdict *out);
@@ -331,25 +362,12 @@ void verdict_compute (const struct verdict_input *in, struct verdict *out);
  * annotations). */
 int verdict_to_json (const struct verdict *v, char **out, shim_error_t *err);
 int verdict_gen (yajl_gen g, const struct verdict *v, shim_error_t *err);
+/* The same object left open, for a caller that adds fields of its own
+ * (`run --json`'s warnings and error) and closes it. */
+int verdict_gen_fields (yajl_gen g, const struct verdict *v, shim_error_t *err);
 
 /* "OOMKilled", "Killed", ... */
 const char *verdict_reason_name (enum verdict_reason r);
-
-/* podman's marker, <bundle>/oom: it reads the file's existence as
- * State.OOMKilled.  verdict_mark_oom creates it (empty) in BUNDLE_FD when,
- * and only when, V says the container itself was OOM-killed (oom_killed
- * true): 1 created (or already there), 0 not an OOM kill, -1 error. */
-#define VERDICT_OOM_MARKER "oom"
-int verdict_mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err);
-
-/* Kubernetes' termination-log (the source of the `/dev/termination-log`
- * mount), so that `kubectl describe pod` shows the verdict next to its own
- * OOMKilled: when V says the container was OOM-killed and FD (open for
- * writing on the host side, by the runtime; -1: none) is a regular file
- * the workload left empty, V's message is written to it as one line.  A
- * file that is not empty (the workload's own message, or ours already) is
- * left as it is.  1 written, 0 nothing to do, -1 error. */
-int verdict_mark_termination_log (int fd, const struct verdict *v, shim_error_t *err);
 
 /* bytes -> "512 B", "64 MiB", "1.5 GiB": one decimal at most, dropped when
  * it is 0. */

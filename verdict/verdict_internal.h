@@ -51,6 +51,7 @@ enum verdict_why
   VERDICT_WHY_NESTED_OR_ANCESTOR,   /* tree kills: a nested limit's or an ancestor's */
   VERDICT_WHY_SIGNALS_UNKNOWN,      /* the record of signals is unreadable */
   VERDICT_WHY_NESTED_INIT,          /* nested kills, and no kernel log to say init was not one */
+  VERDICT_WHY_INIT_NOT_NAMED,       /* kills of C's, init's SIGKILL, and no kernel log to name the victims */
 };
 
 /* What the kernel log says (witness.c): OOM kills of processes in C's tree,
@@ -74,6 +75,10 @@ struct verdict_kmsg_facts
   size_t first_victim;               /* its entry in verdict.oom.victims */
   bool init_nested; /* init itself was a victim of a nested cgroup's limit */
   bool init_victim; /* init itself was a victim of C's own or an ancestor's limit */
+  /* The log was used and init's pid is known: it names every process the
+   * OOM killer took in C (each victim and group member gets its own
+   * record), so init missing from it was not OOM-killed. */
+  bool init_known;
 };
 
 /* The counters as deltas final - baseline, and what they say. */
@@ -85,10 +90,13 @@ struct verdict_evidence
   bool have_group_key;
   enum verdict_class cls;
   enum verdict_scope scope;
-  bool decisive; /* a group kill: init went with it */
+  /* init went with the kills: the kernel log names it, or (without the
+   * log) C's own group kill was counted, or v1's emulated one. */
+  bool decisive;
   uint64_t kills, nested;
   enum verdict_tri group_kill;
-  bool oom_group; /* a snapshot says memory.oom.group=1 */
+  bool oom_group;     /* a snapshot says memory.oom.group=1 */
+  bool oom_group_off; /* ... says 0 */
   bool as_group; /* killed as a group: oom_group_kill, or oom.group=1 on a kernel without it */
   bool localevents; /* the tree counters are C's own (memory_localevents) */
   bool v1; /* cgroup v1 counters: C's own oom_kill and failcnt only */
@@ -107,6 +115,7 @@ enum verdict_story
   VERDICT_STORY_KILLED_UNKNOWN,      /* SIGKILL; whether by the OOM killer is unknown */
   VERDICT_STORY_KILLED_EITHER,       /* SIGKILL from the runtime or one-by-one OOM kills */
   VERDICT_STORY_KILLED_NOT_OOM,      /* SIGKILL, not an OOM kill */
+  VERDICT_STORY_KILLED_NOT_VICTIM,   /* SIGKILL; OOM kills in C, but the log clears init */
   VERDICT_STORY_INIT_NESTED_OOM,     /* init OOM-killed in a nested cgroup, by its limit */
   VERDICT_STORY_RUNTIME_UNKNOWN,     /* no status: the runtime's SIGKILL, counters unknown */
   VERDICT_STORY_RUNTIME_NO_OOM,      /* no status: the runtime's SIGKILL, no OOM kill of its own */

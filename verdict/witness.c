@@ -131,8 +131,8 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
   ev->ambiguous_nested = false;
   ev->nested_unknown = false;
   /* The log does not say whether a kill took the whole group; C's
-   * memory.oom.group=1 does, for C's own limit (and an ancestor's kill is
-   * taken as a group kill, as with the counters). */
+   * memory.oom.group=1 does, for C's own limit; an ancestor's kill may
+   * have gone one by one. */
   ev->as_group = ev->as_group || (ev->scope == VERDICT_SCOPE_CONTAINER && ev->oom_group);
   if (ev->scope == VERDICT_SCOPE_ANCESTOR)
     ev->group_kill = VERDICT_NULL;
@@ -140,7 +140,7 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
     ev->group_kill = VERDICT_TRUE;
   else
     ev->group_kill = was_known && ev->have_group_key ? VERDICT_FALSE : VERDICT_NULL;
-  ev->decisive = ev->as_group || ev->scope == VERDICT_SCOPE_ANCESTOR;
+  ev->decisive = ev->as_group;
   /* v1 has no group kill: an ancestor's kill went one by one too. */
   if (ev->v1)
     {
@@ -149,12 +149,17 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
     }
 }
 
-/* The log names init among the victims of C's own or an ancestor's limit:
- * init died of the OOM kill, one by one or not. */
+/* With init's pid, the log alone says whether init was among the victims
+ * of C's own or an ancestor's limit: a counted group kill does not prove
+ * it (the kernel skips tasks with oom_score_adj -1000 and tasks already
+ * exiting), and neither does an ancestor's kill. */
 static void
 init_went (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
 {
-  if (ev->known && ev->cls == VERDICT_CLASS_BELONGS && km->cls == VERDICT_CLASS_BELONGS && km->init_victim)
+  if (km->init_known)
+    ev->decisive = ev->known && ev->cls == VERDICT_CLASS_BELONGS && km->cls == VERDICT_CLASS_BELONGS
+                   && km->init_victim;
+  else if (ev->known && ev->cls == VERDICT_CLASS_BELONGS && km->cls == VERDICT_CLASS_BELONGS && km->init_victim)
     ev->decisive = true;
 }
 
@@ -176,6 +181,13 @@ verdict_witness_weigh (const struct verdict_input *in, struct verdict *v, struct
   if (km->use != VERDICT_KMSG_USED)
     return;
   read_kills (in, v, km);
+  /* The kernel counts and logs each OOM kill in one place
+   * (__oom_kill_process), a group's first victim twice: counters with
+   * more kills than the log has records mean records were missed, and the
+   * log cannot clear init. */
+  km->init_known = in->init_pid > 0
+                   && !(f->counters.known
+                        && f->counters.t_kill > km->own + km->ancestor + km->nested + in->kmsg->relisted);
   v->witnesses |= VERDICT_WITNESS_KMSG;
   if (!ev->known)
     {

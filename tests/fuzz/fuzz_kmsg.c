@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer harness for the kernel-log witness's parser (verdict/kmsg.c):
+/* libFuzzer harness for the kernel-log witness: its parser (verdict/kmsg.c),
+ * its reader (evidence/kmsg_reader.c) and its record (kmsg_evidence.c):
  * any bytes as one /dev/kmsg record, then as a stream of records through a
  * reader, then the evidence through its JSON and back.  From the repo root:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
  *     -I. $(pkg-config --cflags yajl) -o fuzz_kmsg tests/fuzz/fuzz_kmsg.c \
- *     verdict/kmsg.c common/error.c $(pkg-config --libs yajl)
+ *     verdict/kmsg.c evidence/kmsg_reader.c evidence/kmsg_evidence.c \
+ *     common/error.c common/util.c $(pkg-config --libs yajl)
  *   ./fuzz_kmsg -max_total_time=60 tests/unit/fixtures/kmsg
  *
  * The fixtures are a seed corpus (each file a stream of records). */
@@ -14,7 +16,8 @@
 #include <string.h>
 
 #include "common/json.h"
-#include "verdict/kmsg.h"
+#include "evidence/kmsg_evidence.h"
+#include "evidence/kmsg_reader.h"
 
 static struct kmsg_reader reader;
 static struct kmsg_evidence ev, back;

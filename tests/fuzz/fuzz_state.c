@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/state.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 #include "tests/fuzz/fuzz.h"
 
 static int dirfd_ = -1;

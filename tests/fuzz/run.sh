@@ -19,7 +19,8 @@ dir=$top/build-fuzz
 secs=${FUZZ_SECONDS:-60}
 cc=${FUZZ_CC:-clang}
 san="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined -fsanitize=address,undefined"
-libs="runtime/libshim.a verdict/libverdict.a cgroup/libcgroup.a common/libcommon.a"
+# shimv2/libshimv2.a: the shim v2's ttrpc and task service (fuzz_ttrpc).
+libs="shimv2/libshimv2.a runtime/libshim.a history/libhistory.a evidence/libevidence.a verdict/libverdict.a cgroup/libcgroup.a common/libcommon.a"
 mkdir -p "$dir"
 # shellcheck disable=SC2086
 if ! tests/sanitize/build.sh "$dir" "$cc" "$san -fsanitize=fuzzer-no-link" $libs >"$dir/build.log" 2>&1; then
@@ -36,8 +37,8 @@ names=${FUZZ_ONLY:-$(ls tests/fuzz/fuzz_*.c | sed 's|.*/fuzz_||; s|\.c$||')}
 for name in $names; do
 	bin=$dir/fuzz_$name
 	# shellcheck disable=SC2086
-	if ! (cd "$dir/tree" && $cc $san -fsanitize=fuzzer -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
-		-o "$bin" "tests/fuzz/fuzz_$name.c" $libs $pkg) >"$dir/build-$name.log" 2>&1; then
+	if ! (cd "$dir/tree" && $cc $san -fsanitize=fuzzer -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -Ishimv2/proto \
+		-o "$bin" "tests/fuzz/fuzz_$name.c" $libs $pkg -lprotobuf-c) >"$dir/build-$name.log" 2>&1; then
 		n=$((n + 1))
 		echo "not ok $n - fuzz $name: does not build"
 		sed 's/^/# /' "$dir/build-$name.log"

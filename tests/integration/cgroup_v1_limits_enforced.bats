@@ -95,11 +95,14 @@ setup() {
 	ct_cleanup
 }
 
-@test "a limit v1 cannot express (unified memory.high) is refused by name" {
+@test "a limit v1 cannot express (unified memory.high) is refused by name, in runc's words too" {
 	cfg '.linux.resources.unified = {"memory.high": "50000000"}'
 	ct_create
 	assert_status 1
 	assert_contains "$stderr" "linux.resources.unified.memory.high: cannot enforce it"
+	# runc's (and crun's) "invalid configuration: cannot use unified on
+	# cgroup v1": scripts grep for its first words
+	assert_contains "$stderr" "shim: invalid configuration: linux.resources.unified.memory.high"
 	[ ! -e "$STATE/$ID" ]
 }
 

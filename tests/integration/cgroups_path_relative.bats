@@ -130,3 +130,22 @@ shim_in_own_memcg() {
 		done
 	done
 }
+
+# The kernel names a v1 memory cgroup by its path in the memory hierarchy:
+# here under the test's own memory cgroup, not the unified path.  Matched
+# on the unified path, the log's records were another cgroup's, and the
+# counters' kill and the log "disagreed".
+@test "run, relative cgroupsPath: the kernel log is matched on the memory hierarchy's path" {
+	make_bundle memhog
+	cfg --arg p "$REL" '.linux.cgroupsPath = $p'
+	status=0
+	shim_in_own_memcg run --json --bundle "$BUNDLE" "$ID" </dev/null >"$T/ct.out" 2>"$T/ct.err" 3>&- || status=$?
+	assert_status 137
+	local v
+	v=$(tail -n 1 "$T/ct.err")
+	echo "$v"
+	assert_eq "$(jq -r .reason <<<"$v")" OOMKilled
+	assert_eq "$(jq -c .witnesses <<<"$v")" '["counters","kmsg"]'
+	assert_eq "$(jq -r '.oom.victims[0].command' <<<"$v")" memhog
+	assert_eq "$(jq -r .oom.oom_memcg <<<"$v")" .
+}

@@ -55,9 +55,8 @@ no_cgroup_left() {
 }
 
 @test "pure v1: a memhog over its 32 MiB, created and started detached, is OOMKilled in state and delete" {
-	# Without init's exit status (before 6.15) the verdict on v1 cannot
-	# tell whether init was the victim.
-	kernel_keeps_exit_status || skip "this kernel keeps no exit status for pidfds"
+	# The watcher knows init's exit status (pidfd or taskstats): with it
+	# and the kernel log the verdict on v1 tells whether init was the victim.
 	make_bundle memhog
 	cfg '.linux.resources.memory = {limit: 33554432} | .process.args = ["/bin/memhog", "-n", "100"]'
 	in_pure_v1 '
@@ -103,10 +102,8 @@ no_cgroup_left() {
 	assert_status 0
 	assert_eq "$(pv1 oom_killed)" false
 	assert_eq "$(pv1 delete)" 0
-	if kernel_keeps_exit_status; then
-		assert_eq "$(pv1 reason)" '"Killed"'
-		assert_eq "$(pv1 killed_by)" '"outside"'
-		assert_eq "$(pv1 deleted)" '["Killed",false]'
-	fi
+	assert_eq "$(pv1 reason)" '"Killed"'
+	assert_eq "$(pv1 killed_by)" '"outside"'
+	assert_eq "$(pv1 deleted)" '["Killed",false]'
 	no_cgroup_left
 }

@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # runc's exec flags that change the process: --preserve-fds N (fds 3 to
 # 3+N-1 of shim's caller passed on, no other), -g/--additional-gids
-# (repeatable, numeric; added to the process's groups), --cgroup PATH (the
-# process joins that cgroup under the container's, which must exist and
-# cannot be outside it).
+# (repeatable, numeric; added to the process's groups).  --cgroup is
+# exec_sub_cgroup.bats'.
 
 load helpers
 load lifecycle_helpers
@@ -13,24 +12,6 @@ setup() {
 	shim_setup
 	BG_PIDS=()
 	sh_cmd 'exec sleep 1000'
-}
-
-# A test that fails before delete leaves its sub-cgroup, which would keep
-# the container's from being removed: emptied and removed first (when the
-# test passes, delete has removed it).
-teardown() {
-	local sub
-	sub=$(cgroup2_mount)/shim/$ID/sub
-	if [ -d "$sub" ]; then
-		echo 1 >"$sub/cgroup.kill" 2>/dev/null || true
-		timeout 10 sh -c 'until [ ! -s "$1/cgroup.procs" ]; do sleep 0.05; done' _ "$sub" || true
-		rmdir "$sub" || true
-	fi
-	local p
-	for p in ${BG_PIDS[@]+"${BG_PIDS[@]}"}; do
-		kill -9 "$p" 2>/dev/null || true
-	done
-	shim_teardown
 }
 
 @test "exec --preserve-fds 2: fds 3 and 4 reach the process, fd 5 does not" {
@@ -73,35 +54,5 @@ four"
 1000 7 30"
 	run --separate-stderr shim exec -g wheel "$ID" /bin/true
 	assert_error 'exec: --additional-gids `wheel`: a numeric group id'
-	ct_cleanup
-}
-
-@test "exec --cgroup SUB: the process runs in the container's sub-cgroup" {
-	ct_up
-	local cg
-	cg=$(cgroup2_mount)/shim/$ID
-	mkdir "$cg/sub"
-	run --separate-stderr shim exec --cgroup sub "$ID" /bin/sh -c 'grep ^0:: /proc/self/cgroup'
-	assert_status 0
-	assert_eq "$output" "0::/sub"
-	run --separate-stderr shim exec --cgroup /sub "$ID" /bin/sh -c 'grep ^0:: /proc/self/cgroup'
-	assert_status 0
-	assert_eq "$output" "0::/sub"
-	# without it, the container's own
-	run --separate-stderr shim exec "$ID" /bin/sh -c 'grep ^0:: /proc/self/cgroup'
-	assert_eq "$output" "0::/"
-	ct_cleanup
-}
-
-@test "exec --cgroup: missing, outside the container's, or v1's CONTROLLER:PATH is refused (255)" {
-	ct_up
-	run --separate-stderr shim exec --cgroup nosuch "$ID" /bin/true
-	assert_status 255
-	assert_contains "$stderr" 'exec: --cgroup `nosuch`: a cgroup under the container'"'"'s: No such file or directory'
-	run --separate-stderr shim exec --cgroup .. "$ID" /bin/true
-	assert_error_status 255 'exec: --cgroup `..`: not under the container'"'"'s cgroup'
-	run --separate-stderr shim exec --cgroup cpu:sub "$ID" /bin/true
-	assert_status 255
-	assert_contains "$stderr" 'CONTROLLER:PATH is for cgroup v1'
 	ct_cleanup
 }

@@ -25,6 +25,10 @@ bats_require_minimum_version 1.5.0
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 SHIM_BIN=${SHIM_BIN:-$REPO/shim}
 ROOTFS=$REPO/examples/rootfs
+# The verdict history of every shim and shim-oom-hook a test runs is the
+# test's own (never /var/lib/shim), and no metrics unless a test asks.
+export SHIM_HISTORY_DIR=$BATS_TEST_TMPDIR/history
+unset SHIM_METRICS_DIR
 
 setup() {
 	shim_setup
@@ -180,18 +184,6 @@ tagged_pids() {
 		awk -F/ '{ print $3 }' | grep -vx "$$" || true
 }
 
-# kernel_keeps_exit_status: true on Linux 6.15 and later, where a pidfd
-# tells a reaped process's wait status to whoever holds it
-# (PIDFD_INFO_EXIT): the verdict then knows it without being the parent.
-kernel_keeps_exit_status() {
-	local v major minor
-	v=$(uname -r)
-	major=${v%%.*}
-	minor=${v#*.}
-	minor=${minor%%[!0-9]*}
-	[ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 15 ]; }
-}
-
 # The cgroup2 mount point (/sys/fs/cgroup or /sys/fs/cgroup/unified).
 cgroup2_mount() {
 	awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo
@@ -230,6 +222,18 @@ cgroup_v1_dir() {
 	local d
 	d=$(cgroup_v1_mount "$1")
 	[ -n "$d" ] && [ -d "$d/shim/${2:-$ID}" ] && echo "$d/shim/${2:-$ID}"
+}
+
+# cgroup_dirs [ID]: the container's directory in every hierarchy it has one
+# in, one a line, the cgroup2 one first (/sys/fs/cgroup/unified/shim/ID,
+# /sys/fs/cgroup/memory/shim/ID, ...).
+cgroup_dirs() {
+	local m
+	while IFS= read -r m; do
+		if [ -d "$m/shim/${1:-$ID}" ]; then
+			echo "$m/shim/${1:-$ID}"
+		fi
+	done < <(cgroup2_mount; cgroup_v1_mounts)
 }
 
 # Mount lines in /proc/self/mountinfo that are new (or changed) since the

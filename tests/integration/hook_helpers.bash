@@ -28,11 +28,15 @@ teardown() {
 
 # hook_bundle EXAMPLE: the example with config/oci-hooks.json's hooks
 # (createRuntime + poststop) running this build, in cgroup /shimhook-ID.
+# runc gives a hook only the config's env: the test's verdict history is
+# named on the hook's command line.
 hook_bundle() {
 	make_bundle "$1"
-	cfg --arg hook "$HOOK" --arg vdir "$VDIR" --arg id "$ID" --slurpfile frag "$REPO/config/oci-hooks.json" \
+	cfg --arg hook "$HOOK" --arg vdir "$VDIR" --arg id "$ID" --arg hist "$SHIM_HISTORY_DIR" \
+		--slurpfile frag "$REPO/config/oci-hooks.json" \
 		'.linux.cgroupsPath = "/shimhook-" + $id
-		| .hooks = ($frag[0].hooks | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir] + .args[1:])))'
+		| .hooks = ($frag[0].hooks | map_values(map(.path = $hook
+			| .args = [.args[0], "--dir", $vdir, "--history-dir", $hist] + .args[1:])))'
 }
 
 # runc_detached: `runc run -d` under the subreaper, which inherits init and

@@ -68,8 +68,6 @@ shown() {
 	assert_eq "$(shown .oom_killed)" false
 	assert_eq "$(shown .memory_limit)" 33554432
 	assert_eq "$(shown '.witnesses | index("counters") != null')" true
-	if kernel_keeps_exit_status; then
-		assert_eq "$(shown .reason)" '"Killed"'
-		assert_eq "$(shown .signal)" '"SIGKILL"'
-	fi
+	assert_eq "$(shown .reason)" '"Killed"'
+	assert_eq "$(shown .signal)" '"SIGKILL"'
 }

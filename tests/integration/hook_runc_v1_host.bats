@@ -56,12 +56,8 @@ shown() {
 	assert_eq "$(shown .oom_killed)" false
 	assert_eq "$(shown .memory_limit)" 33554432
 	assert_eq "$(shown '.witnesses | index("counters") != null')" true
-	if kernel_keeps_exit_status; then
-		assert_eq "$(shown .reason)" '"Killed"'
-		assert_eq "$(shown .signal)" '"SIGKILL"'
-	else
-		assert_eq "$(shown .reason)" '"Unknown"'
-	fi
+	assert_eq "$(shown .reason)" '"Killed"'
+	assert_eq "$(shown .signal)" '"SIGKILL"'
 }
 
 @test "hook under runc, v1 memory cgroup: a foreground runc run removes the cgroups at once, the kill is still told" {

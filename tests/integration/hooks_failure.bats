@@ -21,7 +21,7 @@ failing_create() {
 	sh_hook "$1" 'echo "hook says no"; exit 3'
 	ct_create --pid-file "$T/pid"
 	assert_status 1
-	assert_eq "$stderr" "shim: hooks.$1[0] \"/bin/sh\": exited with status 3: hook says no" "create's error"
+	assert_eq "$stderr" "shim: error running hook #0: hooks.$1[0] \"/bin/sh\": exited with status 3: hook says no" "create's error"
 	nothing_left
 	[ ! -e "$T/share/ran" ]
 	run --separate-stderr shim state "$ID"
@@ -54,13 +54,13 @@ failing_create() {
 	sh_hook prestart 'kill -9 $$'
 	ct_create
 	assert_status 1
-	assert_eq "$stderr" 'shim: hooks.prestart[0] "/bin/sh": killed by signal 9'
+	assert_eq "$stderr" 'shim: error running hook #0: hooks.prestart[0] "/bin/sh": killed by signal 9'
 	nothing_left
 	cfg 'del(.hooks)'
 	add_hook createRuntime "$(hook_json /no/such/hook)"
 	ct_create
 	assert_status 1
-	assert_eq "$stderr" 'shim: hooks.createRuntime[0] "/no/such/hook": exited with status 127: exec: No such file or directory'
+	assert_eq "$stderr" 'shim: error running hook #0: hooks.createRuntime[0] "/no/such/hook": exited with status 127: exec: No such file or directory'
 	nothing_left
 }
 
@@ -71,7 +71,7 @@ failing_create() {
 	pid=$(cat "$T/pid")
 	run --separate-stderr shim start "$ID"
 	assert_status 1
-	assert_eq "$stderr" 'shim: hooks.startContainer[0] "/bin/sh": exited with status 4: not today'
+	assert_eq "$stderr" 'shim: error running hook #0: hooks.startContainer[0] "/bin/sh": exited with status 4: not today'
 	wait_gone "$pid"
 	dead "$pid"
 	[ ! -e "$T/share/ran" ]
@@ -89,7 +89,7 @@ failing_create() {
 	ct_create_ok
 	run --separate-stderr shim start "$ID"
 	assert_status 0
-	assert_eq "$stderr" 'shim: warning: hooks.poststart[0] "/bin/sh": exited with status 5: broken'
+	assert_eq "$stderr" 'shim: warning: error running hook #0: hooks.poststart[0] "/bin/sh": exited with status 5: broken'
 	assert_eq "$(cat "$T/share/hooks.log")" $'first\nsecond'
 	wait_file "$T/share/ran"
 	assert_eq "$(ct_status)" running
@@ -103,7 +103,7 @@ failing_create() {
 	ct_stop
 	run --separate-stderr shim delete "$ID"
 	assert_status 0
-	assert_eq "$stderr" 'shim: warning: hooks.poststop[0] "/bin/sh": exited with status 6'
+	assert_eq "$stderr" 'shim: warning: error running hook #0: hooks.poststop[0] "/bin/sh": exited with status 6'
 	assert_eq "$(cat "$T/share/hooks.log")" $'first\nsecond'
 	nothing_left
 }
@@ -114,7 +114,7 @@ failing_create() {
 	sh_hook poststop "echo second >>$T/share/hooks.log"
 	run_shim
 	assert_status 4
-	assert_contains "$stderr" 'shim: warning: hooks.poststop[0] "/bin/sh": exited with status 1'
+	assert_contains "$stderr" 'shim: warning: error running hook #0: hooks.poststop[0] "/bin/sh": exited with status 1'
 	assert_eq "$(cat "$T/share/hooks.log")" second
 	nothing_left
 }

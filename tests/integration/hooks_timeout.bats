@@ -25,7 +25,7 @@ timed_out_create() {
 	sleep_hook "$1"
 	ct_create
 	assert_status 1
-	assert_eq "$stderr" "shim: hooks.$1[0] \"/bin/sleep\": timed out after 1 s"
+	assert_eq "$stderr" "shim: error running hook #0: hooks.$1[0] \"/bin/sleep\": timed out after 1 s"
 	nothing_left
 	[ ! -e "$T/share/ran" ]
 }
@@ -47,7 +47,7 @@ timed_out_create() {
 	ct_create_ok --pid-file "$T/pid"
 	run --separate-stderr shim start "$ID"
 	assert_status 1
-	assert_eq "$stderr" 'shim: hooks.startContainer[0] "/bin/sleep": timed out after 1 s'
+	assert_eq "$stderr" 'shim: error running hook #0: hooks.startContainer[0] "/bin/sleep": timed out after 1 s'
 	wait_status stopped
 	[ ! -e "$T/share/ran" ]
 	ct_cleanup
@@ -60,7 +60,7 @@ timed_out_create() {
 	ct_create_ok
 	run --separate-stderr shim start "$ID"
 	assert_status 0
-	assert_eq "$stderr" 'shim: warning: hooks.poststart[0] "/bin/sleep": timed out after 1 s'
+	assert_eq "$stderr" 'shim: warning: error running hook #0: hooks.poststart[0] "/bin/sleep": timed out after 1 s'
 	assert_eq "$(cat "$T/share/hooks.log")" next
 	wait_file "$T/share/ran"
 	assert_eq "$(ct_status)" running
@@ -79,7 +79,7 @@ timed_out_create() {
 	ct_stop
 	run --separate-stderr shim delete "$ID"
 	assert_status 0
-	assert_eq "$stderr" 'shim: warning: hooks.poststop[0] "/bin/sleep": timed out after 1 s'
+	assert_eq "$stderr" 'shim: warning: error running hook #0: hooks.poststop[0] "/bin/sleep": timed out after 1 s'
 	assert_eq "$(cat "$T/share/hooks.log")" next
 	nothing_left
 }
@@ -129,6 +129,6 @@ runtime_ticks='ticks() { sed "s/.*) //" /proc/$PPID/stat | cut -d" " -f12,13 | t
 	sh_hook createRuntime 'exec >/dev/null 2>&1; exec sleep 30' 1
 	ct_create
 	assert_status 1
-	assert_eq "$stderr" 'shim: hooks.createRuntime[0] "/bin/sh": timed out after 1 s'
+	assert_eq "$stderr" 'shim: error running hook #0: hooks.createRuntime[0] "/bin/sh": timed out after 1 s'
 	nothing_left
 }

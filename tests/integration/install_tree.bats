@@ -16,7 +16,7 @@ make_() {
 	local d=$T/dest
 	make_ install DESTDIR="$d" PREFIX=/usr
 	local want=(
-		usr/bin/shim usr/bin/shim-oom-hook
+		usr/bin/shim usr/bin/shim-oom-hook usr/bin/containerd-shim-shim-v2
 		usr/share/man/man8/shim.8 usr/share/man/man8/shim-oom-hook.8
 		usr/share/man/man7/shim-verdict.7
 		usr/share/bash-completion/completions/shim
@@ -37,7 +37,7 @@ make_() {
 	[ $missing -eq 0 ]
 	# Nothing else was installed.
 	[ "$(cd "$d" && find . -type f | wc -l)" -eq "${#want[@]}" ]
-	[ -x "$d/usr/bin/shim" ] && [ -x "$d/usr/bin/shim-oom-hook" ]
+	[ -x "$d/usr/bin/shim" ] && [ -x "$d/usr/bin/shim-oom-hook" ] && [ -x "$d/usr/bin/containerd-shim-shim-v2" ]
 	"$d/usr/bin/shim" --version | grep -q '^shim version '
 	# The snippets name the installed binaries, not /usr/local/bin.
 	run grep -rl /usr/local/bin "$d/usr/share/doc/shim/examples" "$d/usr/share/containers"

@@ -3,8 +3,8 @@
 # After `create` + `start`, shim is not init's parent: the watcher `create`
 # armed learns init's wait status from the kernel (a pidfd opened at
 # create, PIDFD_INFO_EXIT once the reaper has reaped it: Linux 6.15 and
-# later), and the verdict in `state` is made from it.  Before 6.15 the
-# verdict says the status was not known.  The reaper here is
+# later; the kernel's taskstats record of init's exit before), and the
+# verdict in `state` is made from it.  The reaper here is
 # tests/helpers/subreaper, which reaps at once as conmon and
 # containerd-shim do.  The watcher itself never outlives `delete`.
 
@@ -13,9 +13,10 @@ load helpers
 SUBREAPER=$REPO/tests/helpers/subreaper
 
 # create_under_subreaper: `shim create` as a child of the subreaper, which
-# then inherits init; $REAPER_PID.
+# then inherits init; $REAPER_PID.  $WATCHER_ENV: VAR=VALUE words for it
+# (and so its watcher).
 create_under_subreaper() {
-	env SHIM_TEST_TAG="$TAG" "$SUBREAPER" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" \
+	env SHIM_TEST_TAG="$TAG" ${WATCHER_ENV:-} "$SUBREAPER" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" \
 		--pid-file "$T/pid" "$ID" 3>&- &
 	REAPER_PID=$!
 	timeout 10 sh -c 'until [ -s "$1" ]; do sleep 0.05; done' _ "$T/pid"
@@ -38,14 +39,9 @@ verdict_field() {
 	wait "$REAPER_PID"
 	wait_recorded
 	assert_eq "$(shim state "$ID" | jq -r .status)" stopped
-	if kernel_keeps_exit_status; then
-		assert_eq "$(verdict_field .reason)" Exited
-		assert_eq "$(verdict_field .exit_code)" 3
-		assert_eq "$(jq -r .status "$STATE/$ID/record.json")" 768
-	else
-		assert_eq "$(verdict_field .reason)" Unknown
-		assert_contains "$(verdict_field .message)" "exit status was not known"
-	fi
+	assert_eq "$(verdict_field .reason)" Exited
+	assert_eq "$(verdict_field .exit_code)" 3
+	assert_eq "$(jq -r .status "$STATE/$ID/record.json")" 768
 	shim delete "$ID"
 }
 
@@ -56,21 +52,17 @@ verdict_field() {
 	kill -9 "$(cat "$T/pid")"
 	wait "$REAPER_PID"
 	wait_recorded
-	if kernel_keeps_exit_status; then
-		assert_eq "$(verdict_field .reason)" Killed
-		assert_eq "$(verdict_field .signal)" SIGKILL
-		assert_eq "$(verdict_field .exit_code)" 137
-		# No OOM kill: false from the container's memory cgroup (cgroup2
-		# with the memory controller, or cgroup v1's memory hierarchy);
-		# without one the OOM question stays open.
-		local want=null
-		if has_memory_cgroup; then
-			want=false
-		fi
-		assert_eq "$(verdict_field .oom_killed)" "$want"
-	else
-		assert_eq "$(verdict_field .reason)" Unknown
+	assert_eq "$(verdict_field .reason)" Killed
+	assert_eq "$(verdict_field .signal)" SIGKILL
+	assert_eq "$(verdict_field .exit_code)" 137
+	# No OOM kill: false from the container's memory cgroup (cgroup2
+	# with the memory controller, or cgroup v1's memory hierarchy);
+	# without one the OOM question stays open.
+	local want=null
+	if has_memory_cgroup; then
+		want=false
 	fi
+	assert_eq "$(verdict_field .oom_killed)" "$want"
 	shim delete "$ID"
 }
 
@@ -82,4 +74,118 @@ verdict_field() {
 	shim delete --force "$ID"
 	timeout 10 sh -c 'while grep -lsaF "SHIM_TEST_TAG=$1" /proc/[0-9]*/environ | grep -q .; do sleep 0.05; done' \
 		_ "$TAG"
+}
+
+# watcher_pid: the tagged process that is neither init nor the subreaper.
+# The watcher runs in a session of its own (setsid, then a second fork);
+# `shim create`, the same program with the same arguments, may still be
+# exiting in the test's session (seen under ASan).
+watcher_pid() {
+	local p ours
+	ours=$(cut -d' ' -f6 "/proc/$REAPER_PID/stat")
+	for p in $(tagged_pids | grep -vxe "$(cat "$T/pid")" -e "$REAPER_PID"); do
+		local sid
+		sid=$(cut -d' ' -f6 "/proc/$p/stat" 2>/dev/null) || continue
+		if [ -n "$sid" ] && [ "$sid" != "$ours" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+}
+
+# delete_verdict FILTER: from the verdict `delete` logged.
+delete_verdict() {
+	grep -F '; verdict {' "$T/delete.log" | tail -n 1 | sed 's/.*; verdict //; s/"[,}]$//; s/\\"/"/g' | jq -r "$1"
+}
+
+# kill_and_reap: kill -9 init and wait (bounded) until the subreaper has
+# reaped it; the subreaper itself waits for the watcher too, its orphan.
+kill_and_reap() {
+	local pid
+	pid=$(cat "$T/pid")
+	kill -9 "$pid"
+	timeout 10 sh -c 'while [ -e /proc/$1 ]; do sleep 0.02; done' _ "$pid"
+}
+
+# stopped_watcher_then_reap: a running sleeper whose watcher ($w) is held
+# up with SIGSTOP, then init killed and reaped.
+stopped_watcher_then_reap() {
+	make_bundle sleeper
+	create_under_subreaper
+	shim start "$ID"
+	w=$(watcher_pid)
+	[ -n "$w" ]
+	kill -STOP "$w"
+	kill_and_reap
+}
+
+# An engine calls `delete` as soon as its subreaper has reaped init; the
+# watcher learns init's status from its pidfd a moment later.  Held up
+# with SIGSTOP, the watcher is still writing when `delete` reads.
+@test "delete right after init's reap waits for the watcher's last record" {
+	stopped_watcher_then_reap
+	env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" --log "$T/delete.log" --log-format json \
+		delete "$ID" &
+	del=$!
+	# delete has opened the watcher's lock: it is waiting for it.
+	timeout 10 sh -c 'until ls -l /proc/$1/fd 2>/dev/null | grep -q watcher.lock; do sleep 0.02; done' _ "$del"
+	kill -CONT "$w"
+	wait "$del"
+	wait "$REAPER_PID"
+	cat "$T/delete.log"
+	assert_eq "$(delete_verdict .provisional)" false
+	assert_eq "$(delete_verdict .reason)" Killed
+	assert_eq "$(delete_verdict .exit_code)" 137
+}
+
+@test "a watcher that has not finished makes state's verdict provisional, and says so" {
+	stopped_watcher_then_reap
+	v=$(shim state "$ID" | jq -r '.annotations["io.github.shim.verdict"]')
+	kill -CONT "$w"
+	wait "$REAPER_PID"
+	echo "$v"
+	assert_eq "$(jq -r .provisional <<<"$v")" true
+	assert_contains "$(jq -r .message <<<"$v")" "(provisional: the watcher had not written its last record)"
+	shim delete "$ID"
+}
+
+# Kernels before 6.15 keep no exit status for a pidfd; there the watcher
+# listens to the kernel's taskstats record of init's exit instead.  This
+# host's kernel does keep it: SHIM_TEST_NO_PIDFD_EXIT makes the watcher
+# act as on an older one.
+@test "a pidfd that keeps no status (before 6.15): init's exit 3 from its taskstats record" {
+	make_bundle exit3
+	WATCHER_ENV=SHIM_TEST_NO_PIDFD_EXIT=1 create_under_subreaper
+	shim start "$ID"
+	wait "$REAPER_PID"
+	wait_recorded
+	assert_eq "$(verdict_field .reason)" Exited
+	assert_eq "$(verdict_field .exit_code)" 3
+	assert_eq "$(jq -r .status "$STATE/$ID/record.json")" 768
+	shim delete "$ID"
+}
+
+@test "a pidfd that keeps no status (before 6.15): kill -9 from outside is Killed by SIGKILL, from taskstats" {
+	make_bundle sleeper
+	WATCHER_ENV=SHIM_TEST_NO_PIDFD_EXIT=1 create_under_subreaper
+	shim start "$ID"
+	kill -9 "$(cat "$T/pid")"
+	wait "$REAPER_PID"
+	wait_recorded
+	assert_eq "$(verdict_field .reason)" Killed
+	assert_eq "$(verdict_field .signal)" SIGKILL
+	assert_eq "$(verdict_field .killed_by)" outside
+	shim delete "$ID"
+}
+
+@test "neither a pidfd status nor a taskstats listener: the verdict says the status was not known" {
+	make_bundle exit3
+	WATCHER_ENV="SHIM_TEST_NO_PIDFD_EXIT=1 SHIM_TEST_NO_TASKSTATS=1" create_under_subreaper
+	shim start "$ID"
+	wait "$REAPER_PID"
+	wait_recorded
+	assert_eq "$(verdict_field .reason)" Unknown
+	assert_contains "$(verdict_field .message)" "exit status was not known"
+	assert_eq "$(jq -r .status "$STATE/$ID/record.json")" null
+	shim delete "$ID"
 }

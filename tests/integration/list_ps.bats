@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
 # `shim list` (table, --format json, -q) shows the containers under
-# --root; `shim ps ID` (table, --format json) the processes of one
-# container's cgroup.
+# --root, sorted by id as runc; `shim ps ID` (ps -ef's table, --format json) the processes of
+# one container's cgroup.
 
 load helpers
 load lifecycle_helpers
@@ -56,6 +56,24 @@ two() {
 	ct_cleanup "$ID" "$ID-b"
 }
 
+@test "list: rows sorted by id, not by creation, as runc 1.1.5 lists them" {
+	# created c, a, d, b: runc lists a, b, c, d (Go's ReadDir sorts by name)
+	local id
+	for id in c a d b; do
+		ct_create_ok -- "$ID-$id"
+	done
+	local want
+	want=$(printf '%s\n' "$ID-a" "$ID-b" "$ID-c" "$ID-d")
+	run --separate-stderr shim list -q
+	assert_status 0
+	assert_eq "$output" "$want" "list -q"
+	run --separate-stderr shim list
+	assert_eq "$(tail -n +2 <<<"$output" | awk '{ print $1 }')" "$want" "the table"
+	run --separate-stderr shim list --format json
+	assert_eq "$(jq -r '.[].id' <<<"$output")" "$want" "--format json"
+	ct_cleanup "$ID-c" "$ID-a" "$ID-d" "$ID-b"
+}
+
 @test "list shows a stopped container as stopped, pid 0" {
 	ct_up
 	ct_stop
@@ -105,21 +123,23 @@ two() {
 	ct_cleanup
 }
 
-@test "ps: a table of PID and command" {
+@test "ps ID: ps -ef's columns, the container's processes only, as runc" {
 	ct_up
 	# start returns once init is told to go: its `sh -c` may not have
 	# exec'd sleep yet (seen: "PID /bin/sh -c exec sleep 1000"), so ps is
 	# asked again until it has (bounded).
-	local want i
-	want="$(ct_field pid) sleep 1000"
+	local init i
+	init=$(ct_field pid)
 	for ((i = 0; i < 100; i++)); do
 		run --separate-stderr shim ps "$ID"
-		[ "$(sed -n 2p <<<"$output" | tr -s ' ')" = "$want" ] && break
+		[[ $output != UID* ]] && break
+		[ "$(sed -n 2p <<<"$output" | awk '{ print $2, $(NF-1), $NF }')" = "$init sleep 1000" ] && break
 		sleep 0.05
 	done
 	assert_status 0
-	assert_eq "$(head -1 <<<"$output" | tr -s ' ')" "PID CMD"
-	assert_eq "$(sed -n 2p <<<"$output" | tr -s ' ')" "$want"
+	assert_eq "$(head -1 <<<"$output" | tr -s ' ')" "UID PID PPID C STIME TTY TIME CMD"
+	assert_eq "$(wc -l <<<"$output")" 2 "the header and init's line"
+	assert_eq "$(sed -n 2p <<<"$output" | awk '{ print $1, $2, $(NF-1), $NF }')" "root $init sleep 1000"
 	ct_cleanup
 }
 

@@ -16,7 +16,7 @@ load helpers
 load lifecycle_helpers
 load pure_v1_helpers
 
-EMULATED="the runtime then killed whatever was left in it, emulating memory.oom.group on cgroup v1"
+EMULATED="; the runtime then killed the 1 process left in it, emulating memory.oom.group on cgroup v1"
 
 setup() {
 	shim_setup
@@ -143,7 +143,6 @@ wait_recorded() {
 }
 
 @test "create/start, pure v1: the group kill is emulated through the freezer" {
-	kernel_keeps_exit_status || skip "this kernel keeps no exit status for pidfds"
 	in_pure_v1 '
 		create_sr
 		shim start "$ID" || exit 1
@@ -169,4 +168,61 @@ wait_recorded() {
 	ct_create
 	assert_status 1
 	assert_contains "$stderr" "linux.resources.unified.memory.oom.group: cannot enforce it"
+}
+
+# The parent cgroup a test makes at the top of every hierarchy ($ID-p):
+# reported and removed when a failed test left it.
+teardown() {
+	local p d left=
+	for p in ${BG_PIDS[@]+"${BG_PIDS[@]}"}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	shim_teardown
+	for d in /sys/fs/cgroup/*/"$ID-p" /sys/fs/cgroup/"$ID-p"; do
+		[ -d "$d" ] || continue
+		echo "cgroup left behind: $d" >&2
+		find "$d" -depth -type d -exec rmdir {} +
+		left=1
+	done
+	[ -z "$left" ]
+}
+
+# monitor_idle PID: until the runtime PID has read its OOM eventfd and is
+# back in poll(2) (bounded): it has handled the notification.
+monitor_idle() {
+	local fd
+	fd=$(find "/proc/$1/fd" -lname 'anon_inode:\[eventfd\]' -printf '%f\n' | head -n 1)
+	[ -n "$fd" ]
+	timeout 10 sh -c 'until grep -q "^eventfd-count: *0$" "/proc/$1/fdinfo/$2" && grep -q poll "/proc/$1/wchan"; do sleep 0.02; done' \
+		_ "$1" "$fd"
+}
+
+# v1 notifies every cgroup below the one whose limit ran out: a parent's
+# OOM wakes the container's monitor.  The emulation's freeze and thaw must
+# leave a container the user paused paused.
+@test "run, v1: a parent's OOM wakes a paused container's monitor; it stays paused" {
+	local mem p
+	mem=$(cgroup_v1_mount memory)
+	p=$ID-p
+	mkdir "$mem/$p"
+	echo 33554432 >"$mem/$p/memory.limit_in_bytes"
+	cfg --arg cg "/$p/c" '.linux.cgroupsPath = $cg | del(.linux.resources.memory) | .process.args = ["sleep", "1000"]'
+	start_bg --json
+	wait_status running
+	run --separate-stderr shim pause "$ID"
+	assert_status 0
+	# A sibling under the same parent, without a limit of its own.
+	mkdir "$T/sib"
+	jq --arg cg "/$p/s" '.linux.cgroupsPath = $cg | .process.args = ["memhog", "-n", "100"]' \
+		"$BUNDLE/config.json" >"$T/sib/config.json"
+	run --separate-stderr shim run --bundle "$T/sib" "$ID-s"
+	assert_status 137
+	monitor_idle "$SHIM_PID"
+	assert_eq "$(ct_field status)" paused
+	run --separate-stderr shim resume "$ID"
+	assert_status 0
+	run --separate-stderr shim kill "$ID" KILL
+	assert_status 0
+	wait_shim
+	rmdir "$mem/$p"
 }

@@ -102,13 +102,9 @@ consistent() {
 	assert_status 0
 	# Exactly Exited with its code: "not Killed" would let Unknown, a
 	# wrong reason or a wrong oom_killed pass.
-	if kernel_keeps_exit_status; then
-		assert_eq "$(ann "$REASON")" Exited
-		assert_eq "$(verdict .exit_code)" 3
-		assert_eq "$(verdict .signal)" null
-	else
-		assert_eq "$(ann "$REASON")" Unknown
-	fi
+	assert_eq "$(ann "$REASON")" Exited
+	assert_eq "$(verdict .exit_code)" 3
+	assert_eq "$(verdict .signal)" null
 	assert_eq "$(ann "$OOM")" "$(no_oom_kill)" "oom-killed"
 	assert_eq "$(verdict .killed_by)" null
 	consistent

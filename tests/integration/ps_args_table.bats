@@ -71,3 +71,17 @@ $init sleep"
 	assert_contains "$stderr" "shim: ps: exited with 1"
 	ct_cleanup
 }
+
+@test "ps -- ID ARGS: ARGS go to ps; ps ID -- ARGS hands \`--\` to ps too, which refuses it (runc 1.1.5 alike)" {
+	ct_up
+	local init
+	init=$(ct_field pid)
+	run --separate-stderr shim ps -- "$ID" -o pid,comm
+	assert_status 0
+	assert_eq "$(tr -s ' ' <<<"$output" | sed 's/^ //')" "PID COMMAND
+$init sleep"
+	run --separate-stderr shim ps "$ID" -- -o pid,comm
+	assert_status 1
+	assert_contains "$stderr" "shim: ps: exited with 1: error: garbage option"
+	ct_cleanup
+}

@@ -14,7 +14,7 @@ load lifecycle_helpers
 	set_args /bin/true
 	run_shim
 	assert_status 1
-	assert_eq "$stderr" 'shim: hooks.startContainer[0] "/bin/sh": killed by signal 31'
+	assert_eq "$stderr" 'shim: error running hook #0: hooks.startContainer[0] "/bin/sh": killed by signal 31'
 	[ ! -e "$T/share/by-hook" ]
 }
 
@@ -27,7 +27,7 @@ load lifecycle_helpers
 	set_args /bin/true
 	run_shim
 	assert_status 1
-	assert_contains "$stderr" 'shim: hooks.startContainer[0] "/bin/sh": exited with status 1'
+	assert_contains "$stderr" 'shim: error running hook #0: hooks.startContainer[0] "/bin/sh": exited with status 1'
 	assert_contains "$stderr" 'Permission denied'
 	[ ! -e "$T/share/by-hook" ]
 }

@@ -36,6 +36,35 @@ setup() {
 	[ ! -e "$STATE/$ID" ]
 }
 
+# With systemd as PID 1 on a hybrid or v1 host, --systemd-cgroup took the
+# cgroupfs v1 manager and made the scope's directories in systemd's tree
+# behind its back.  systemd as PID 1 is what /run/systemd/system
+# says (sd_booted(), runc's IsRunningSystemd): faked here in a mount
+# namespace of the test's own, so this hybrid host is a hybrid systemd host
+# to shim alone.  Refused before anything is made, naming the flag and the
+# mode; every mode is in tests/unit/test_cgroup_systemd_mode.c.
+@test "run --systemd-cgroup on a hybrid host with systemd is refused naming the flag and the mode" {
+	if [ -z "$(cgroup_v1_mount memory)" ] || [ -z "$(cgroup2_mount)" ]; then
+		echo "this test needs a hybrid host (v1 controllers and a cgroup2 mount)" >&2
+		return 1
+	fi
+	cfg --arg p "system.slice:shimtest:$ID" '.linux.cgroupsPath = $p'
+	# shellcheck disable=SC2016
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec "$@"' sh \
+		env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" --systemd-cgroup run --bundle "$BUNDLE" "$ID"
+	local d made=""
+	for d in $(cgroup_v1_mounts) "$(cgroup2_mount)"; do
+		if [ -d "$d/system.slice/shimtest-$ID.scope" ]; then
+			made+=" $d/system.slice/shimtest-$ID.scope"
+			find "$d/system.slice/shimtest-$ID.scope" -depth -type d -exec rmdir {} +
+		fi
+	done
+	assert_error "--systemd-cgroup: this host is hybrid (controllers on cgroup v1, an empty cgroup2 at /sys/fs/cgroup/unified): shim's systemd cgroup manager needs cgroup v2 (systemd.unified_cgroup_hierarchy=1); without the flag the cgroupfs manager makes the cgroups"
+	assert_eq "$made" "" "cgroupfs directories made in systemd's tree"
+	[ ! -e "$STATE/$ID" ]
+}
+
 @test "without --systemd-cgroup the same cgroupsPath is an ordinary cgroupfs path" {
 	cfg --arg p "/shimtest-$ID" '.linux.cgroupsPath = $p'
 	run_shim

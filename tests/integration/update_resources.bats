@@ -72,7 +72,7 @@ memory_limit() {
 		assert_status 0
 		assert_eq "$(memory_limit)" 67108864
 	else
-		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
+		assert_error "invalid configuration: cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
 	# runc's sizes: 64M is the same limit.
 	run --separate-stderr shim update --memory 64M "$ID"
@@ -80,14 +80,14 @@ memory_limit() {
 		assert_status 0
 		assert_eq "$(memory_limit)" 67108864
 	else
-		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
+		assert_error "invalid configuration: cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
 	# the same limit as JSON on stdin: the same outcome
 	run --separate-stderr shim update --resources - "$ID" <<<'{"memory": {"limit": 67108864}}'
 	if has_ctrl memory; then
 		assert_status 0
 	else
-		assert_error "cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
+		assert_error "invalid configuration: cannot enforce the memory limit: the controller is not enabled for cgroup \`/shim/$ID\`"
 	fi
 	ct_cleanup
 }
@@ -138,7 +138,7 @@ memory_limit() {
 		ct_cleanup
 	else
 		assert_status 1
-		assert_contains "$stderr" "shim: linux.resources: cannot enforce the pids limit"
+		assert_contains "$stderr" "shim: invalid configuration: linux.resources: cannot enforce the pids limit"
 		[ ! -e "$STATE/$ID" ]
 	fi
 }
@@ -185,4 +185,82 @@ memory_limit() {
 		assert_eq "$st" 1 "--cpu-quota without a cpu controller: exit status (stderr: $err)"
 		assert_contains "$err" cpu
 	fi
+}
+
+# swap_limit: the container's swap limit as the kernel has it: v1's
+# memory.memsw.limit_in_bytes (memory + swap), v2's memory.swap.max (swap
+# alone).
+swap_limit() {
+	local d
+	d=$(cgroup_v1_dir memory)
+	if [ -n "$d" ]; then cat "$d/memory.memsw.limit_in_bytes"; else cat "$CG/shim/$ID/memory.swap.max"; fi
+}
+
+# need_memory_swap: the container's memory cgroup has a swap limit file.
+need_memory_swap() {
+	local d
+	d=$(cgroup_v1_dir memory)
+	[ -f "${d:-$CG/shim/$ID}/memory.memsw.limit_in_bytes" ] || [ -f "$CG/shim/$ID/memory.swap.max" ] || {
+		echo "no swap limit file in the container's memory cgroup (no memory controller, or no swap accounting)" >&2
+		return 1
+	}
+}
+
+# `update --memory` without --memory-swap wrote memsw = the
+# limit (v1) / memory.swap.max=0 (v2), taking the container's swap away.
+# runc 1.1.5 on this host leaves memsw at 268435456 (its fs2 writes no
+# memory.swap.max for an unset swap).
+@test "update --memory without --memory-swap keeps the swap the container was created with" {
+	cfg '.linux.resources.memory = {limit: 67108864, swap: 268435456}'
+	ct_up
+	need_memory_swap
+	local before st err limit after
+	before=$(swap_limit)
+	run --separate-stderr shim update --memory 33554432 "$ID"
+	st=$status err=$stderr
+	limit=$(memory_limit)
+	after=$(swap_limit)
+	ct_cleanup
+	assert_eq "$st" 0 "update --memory: exit status (stderr: $err)"
+	assert_eq "$limit" 33554432 "the new limit"
+	assert_eq "$after" "$before" "the swap limit as created"
+}
+
+# A container made without swap (a limit, no swap: memsw = the limit on
+# v1, memory.swap.max 0 on v2) stays without swap when the limit grows.
+@test "update --memory of a container without swap keeps it without swap" {
+	cfg '.linux.resources.memory = {limit: 67108864}'
+	ct_up
+	need_memory_swap
+	local st err limit after
+	run --separate-stderr shim update --memory 134217728 "$ID"
+	st=$status err=$stderr
+	limit=$(memory_limit)
+	after=$(swap_limit)
+	ct_cleanup
+	assert_eq "$st" 0 "update --memory: exit status (stderr: $err)"
+	assert_eq "$limit" 134217728 "the new limit"
+	if [ -n "$(cgroup_v1_mount memory)" ]; then
+		assert_eq "$after" 134217728 "v1: memsw follows the limit (no swap)"
+	else
+		assert_eq "$after" 0 "v2: memory.swap.max stays 0"
+	fi
+}
+
+# v1: a limit above the memory+swap limit the container keeps is the
+# kernel's bare EINVAL (runc: `failed to write ...: invalid argument`);
+# shim names both limits and what to give.
+@test "update --memory above the container's memory+swap limit is refused by name (v1)" {
+	require_cgroup_v1_memory
+	cfg '.linux.resources.memory = {limit: 67108864, swap: 268435456}'
+	ct_up
+	need_memory_swap
+	local limit after
+	run --separate-stderr shim update --memory 536870912 "$ID"
+	limit=$(memory_limit)
+	after=$(swap_limit)
+	ct_cleanup
+	assert_error "linux.resources.memory.limit: 536870912 is above the container's memory+swap limit 268435456 (memory.memsw.limit_in_bytes): give the swap too (linux.resources.memory.swap, --memory-swap)"
+	assert_eq "$limit" 67108864 "the limit as it was"
+	assert_eq "$after" 268435456 "memsw as it was"
 }

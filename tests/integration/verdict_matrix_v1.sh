@@ -152,7 +152,7 @@ echo \"forged: \$?\" >&2
 exit 137")"
 case_def within "16 MiB under a 64 MiB limit, exit 0" memhog fg "" "" "$(argv_filter /bin/memhog -s 8 -n 16)"
 case_def runtime-kill "the runtime's own kill ID KILL (shim kill, runc kill)" memhog rtkill "" "" "$ready_sleep"
-# The cases of issue 11's findings.  v1 counts every memory event in the
+# The cases where the counters alone mislead.  v1 counts every memory event in the
 # cgroup where it happened (memory_localevents on cgroup2 is the same).
 case_def localevents-own "init in a nested cgroup without a limit; the container's limit OOM-kills it" \
   memhog fg "" \

@@ -116,10 +116,8 @@ wait_recorded() {
 	assert_eq "$(shim state "$ID" | jq -r '.annotations["io.github.shim.oom-killed"]')" false
 	assert_eq "$(state_verdict .oom_killed)" false
 	assert_eq "$(state_verdict .witnesses)" '["counters","kmsg"]'
-	if kernel_keeps_exit_status; then
-		assert_eq "$(state_verdict .reason)" '"Killed"'
-		assert_eq "$(state_verdict .killed_by)" '"outside"'
-	fi
+	assert_eq "$(state_verdict .reason)" '"Killed"'
+	assert_eq "$(state_verdict .killed_by)" '"outside"'
 	run --separate-stderr shim delete "$ID"
 	assert_status 0
 }
@@ -130,13 +128,8 @@ wait_recorded() {
 	shim start "$ID"
 	wait "$REAPER_PID"
 	wait_recorded
-	if kernel_keeps_exit_status; then
-		assert_eq "$(state_verdict .reason)" '"OOMKilled"'
-		assert_eq "$(state_verdict .oom_killed)" true
-	else
-		# One by one on v1: init may have survived a kill it did not see.
-		assert_eq "$(state_verdict .oom_killed)" null
-	fi
+	assert_eq "$(state_verdict .reason)" '"OOMKilled"'
+	assert_eq "$(state_verdict .oom_killed)" true
 	assert_eq "$(state_verdict .memory_limit)" 67108864
 	assert_eq "$(state_verdict .witnesses)" '["counters","kmsg"]'
 	assert_eq "$(state_verdict '.oom.victims[0].command')" '"memhog"'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# The detached watcher (verdict/watcher.c), as `create`, `run --detach` and
+# The detached watcher (evidence/watcher.c), as `create`, `run --detach` and
 # shim-oom-hook arm it:
 #   - its baseline is taken before init exists (the cgroup is still empty),
 #     as `run`'s monitor takes its own: what init and the createRuntime and
@@ -10,7 +10,7 @@
 #     evidence would be silently lost) and a recorded arming error of the
 #     hook, never a watcher reported as armed.
 # SHIM_TEST_WATCHER_FORK_FAIL=1 makes the watcher's second fork fail; it is
-# read in that one place (verdict/watcher.c) and nowhere else.
+# read in that one place (evidence/watcher.c) and nowhere else.
 
 load helpers
 

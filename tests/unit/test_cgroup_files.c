@@ -117,6 +117,9 @@ test_kernel_new (void)
   ok (!(s.stat.have & CG_STAT_KERNEL_ESTIMATED), "newer kernel: kernel line used");
   ok (s.cgroup_events.frozen, "newer kernel: frozen");
   ok ((s.have & CG_SNAP_OOM_GROUP) && !s.oom_group, "newer kernel: memory.oom.group 0 is present");
+  /* pids.events max (6.14's max.imposed ignored) and pids.max. */
+  ok ((s.have & CG_SNAP_PIDS_EVENTS) && s.pids_max_events == 7, "newer kernel: pids.events max 7");
+  ok ((s.have & CG_SNAP_PIDS_MAX) && s.pids_max == 32, "newer kernel: pids.max 32");
 }
 
 static void
@@ -287,7 +290,8 @@ test_json (void)
               && back.cgroup_events.have == s.cgroup_events.have
               && back.cgroup_events.frozen == s.cgroup_events.frozen
               && back.oom_group == s.oom_group && back.cgroup_id == s.cgroup_id
-              && back.localevents == s.localevents,
+              && back.localevents == s.localevents && back.pids_max_events == s.pids_max_events
+              && back.pids_max == s.pids_max,
           "%s: fields survive the round trip", dirs[i]);
       if (strcmp (dirs[i], "kernel-5.10") == 0)
         is_str (json, golden_5_10, "kernel-5.10: golden JSON");

@@ -310,6 +310,63 @@ test_update (void)
   cgroup_release (&cg);
 }
 
+/* An update without swap leaves memsw as it was (runc's setMemoryAndSwap
+ * with its update's unset swap); a container without swap (memsw equal to
+ * the limit) stays without; a limit above memsw is refused by name; -1
+ * takes memsw along. */
+static void
+test_update_keeps_swap (void)
+{
+  struct cgroup cg;
+  struct cgroup_resources r = { .has_memory_limit = true };
+  cleanup_error shim_error_t err = NULL;
+  char *v;
+
+  if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open"))
+    return;
+  /* (A regular file is not truncated by a write: each value is as long as
+   * the one before, or longer.) */
+  put ("memory/shim/c1", "memory.limit_in_bytes", "67108864");
+  put ("memory/shim/c1", "memory.memsw.limit_in_bytes", "268435456");
+  r.memory_limit = 33554432;
+  if (!ok (cgroup_update (&cg, &r, &err) == 0, "update --memory of a container with swap"))
+    diag ("%s", err->msg);
+  is_str (v = get ("memory/shim/c1", "memory.limit_in_bytes"), "33554432", "the limit written");
+  free (v);
+  is_str (v = get ("memory/shim/c1", "memory.memsw.limit_in_bytes"), "268435456", "memsw as it was");
+  free (v);
+
+  put ("memory/shim/c1", "memory.limit_in_bytes", "67108864");
+  r.memory_limit = 536870912;
+  ok (cgroup_update (&cg, &r, &err) < 0, "a limit above memsw without swap is refused");
+  if (err)
+    is_str (err->msg,
+            "linux.resources.memory.limit: 536870912 is above the container's memory+swap limit 268435456 "
+            "(memory.memsw.limit_in_bytes): give the swap too (linux.resources.memory.swap, --memory-swap)",
+            "... naming both limits");
+  shim_error_release (&err);
+  is_str (v = get ("memory/shim/c1", "memory.limit_in_bytes"), "67108864", "... and writing nothing");
+  free (v);
+
+  put ("memory/shim/c1", "memory.memsw.limit_in_bytes", "67108864");
+  r.memory_limit = 134217728;
+  if (!ok (cgroup_update (&cg, &r, &err) == 0, "update --memory of a container without swap"))
+    diag ("%s", err->msg);
+  is_str (v = get ("memory/shim/c1", "memory.memsw.limit_in_bytes"), "134217728", "memsw follows: still no swap");
+  free (v);
+
+  put ("memory/shim/c1", "memory.limit_in_bytes", "");
+  put ("memory/shim/c1", "memory.memsw.limit_in_bytes", "");
+  r.memory_limit = -1;
+  if (!ok (cgroup_update (&cg, &r, &err) == 0, "update --memory -1"))
+    diag ("%s", err->msg);
+  is_str (v = get ("memory/shim/c1", "memory.memsw.limit_in_bytes"), "-1", "memsw -1 too, as runc");
+  free (v);
+  is_str (v = get ("memory/shim/c1", "memory.limit_in_bytes"), "-1", "the limit -1");
+  free (v);
+  cgroup_release (&cg);
+}
+
 /* The fields beyond the limits: each to its v1 file, in its hierarchy. */
 static void
 test_update_more (void)
@@ -378,6 +435,104 @@ test_open_paths (void)
   is_str (lim = get ("memory/own/c1", "memory.limit_in_bytes"), "16777216", "memory: its own path, /own/c1");
   is_str (stray = get ("memory/shim/c1", "memory.limit_in_bytes"), "", "not the one path");
   is_str (pids = get ("pids/shim/c1", "pids.max"), "7", "pids: the one path");
+  cgroup_release (&cg);
+}
+
+/* exec --cgroup's path rule: runc's path.Join, then under the base. */
+static void
+test_sub_path (void)
+{
+  static const struct
+  {
+    const char *sub, *rel; /* rel NULL: refused */
+  } cases[] = {
+    { "sub", "sub" },       { "/sub", "sub" },      { "/", "." },          { "", "." },
+    { "a/./b/", "a/b" },    { "a/../b", "b" },      { "sub/..", "." },     { "../c1", "." },
+    { "..", NULL },         { "../c2", NULL },      { "a/../../x", NULL }, { "../../shim/c1/x", "x" },
+    { "../c1x", NULL },     { "/../../..", NULL },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      cleanup_error shim_error_t err = NULL;
+      cleanup_free char *rel = NULL;
+      int r = cgroup_sub_path ("/shim/c1", cases[i].sub, &rel, &err);
+      if (cases[i].rel)
+        is_str (rel, cases[i].rel, "sub path `%s` under /shim/c1", cases[i].sub);
+      else
+        ok (r < 0 && err->status == EXDEV && strstr (err->msg, "is not a sub cgroup path") != NULL,
+            "sub path `%s` refused: %s", cases[i].sub, err ? err->msg : "(accepted)");
+    }
+}
+
+/* exec --cgroup on the fake v1 host: CTRL:PATH moves those hierarchies
+ * only, PATH alone every one; runc's refusals. */
+static void
+test_sub_open (void)
+{
+  static const struct
+  {
+    const char *args[3];
+    const char *msg;
+  } bad[] = {
+    { { "..", NULL }, ".. is not a sub cgroup path" },
+    { { "memory:../x", NULL }, "../x is not a sub cgroup path" },
+    { { "whaaat:/", NULL }, "unknown controller whaaat" },
+    { { "sub", "memory:sub", NULL }, "missing <controller>: prefix" },
+    { { "memory:sub", "memory,pids:other", NULL }, "controller memory specified multiple times" },
+    { { ",memory:sub", NULL }, "empty <controller> prefix" },
+    { { "cpu:sub", "cpuacct:other", NULL }, "share one cgroup" },
+    { { "pids:nosuch", NULL }, "open `nosuch` under the container's cgroup in pids" },
+  };
+  struct cgroup cg, sub;
+  cleanup_error shim_error_t err = NULL;
+  cleanup_free char *mem = NULL, *cpu = NULL, *pids = NULL, *mem2 = NULL, *pids2 = NULL;
+  char *args[] = { (char *) "memory:sub", (char *) "cpu,cpuacct:/subcpu" };
+  size_t i, j;
+
+  for (i = 0; i < N_HIER; i++)
+    for (j = 0; j < 3; j++)
+      {
+        static const char *const dirs[] = { "", "/sub", "/subcpu" };
+        char p[512];
+        snprintf (p, sizeof p, "%s/%s/shim/c1%s", root, hier[i][0], dirs[j]);
+        mkdir (p, 0755);
+        snprintf (p, sizeof p, "%s/shim/c1%s", hier[i][0], dirs[j]);
+        put (p, "cgroup.procs", "");
+      }
+  if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open"))
+    return;
+  if (ok (cgroup_sub_open (&cg, args, 2, &sub, &err) == 0, "memory:sub and cpu,cpuacct:/subcpu: %s",
+          err ? err->msg : "ok"))
+    {
+      ok (cgroup_enter (&sub, 4242, &err) == 0, "enter the sub-cgroups");
+      is_str (mem = get ("memory/shim/c1/sub", "cgroup.procs"), "4242", "memory: its sub-cgroup");
+      is_str (cpu = get ("cpu,cpuacct/shim/c1/subcpu", "cgroup.procs"), "4242", "cpu,cpuacct: its sub-cgroup");
+      is_str (pids = get ("pids/shim/c1", "cgroup.procs"), "4242", "pids: the container's own");
+      cgroup_release (&sub);
+    }
+  args[0] = (char *) "/sub";
+  if (ok (cgroup_sub_open (&cg, args, 1, &sub, &err) == 0, "PATH alone: %s", err ? err->msg : "ok"))
+    {
+      ok (cgroup_enter (&sub, 4343, &err) == 0, "enter");
+      is_str (mem2 = get ("memory/shim/c1/sub", "cgroup.procs"), "4343", "memory: sub");
+      is_str (pids2 = get ("pids/shim/c1/sub", "cgroup.procs"), "4343", "pids: sub too");
+      cgroup_release (&sub);
+    }
+  args[0] = (char *) "memory:sub";
+  args[1] = (char *) "memory,pids:sub";
+  if (ok (cgroup_sub_open (&cg, args, 2, &sub, &err) == 0, "a controller given again with the same path: taken once"))
+    cgroup_release (&sub);
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      cleanup_error shim_error_t e = NULL;
+      for (j = 0; bad[i].args[j]; j++)
+        ;
+      int r = cgroup_sub_open (&cg, (char *const *) bad[i].args, j, &sub, &e);
+      ok (r < 0 && strstr (e->msg, bad[i].msg), "refused: %s (%s)", bad[i].args[0], e ? e->msg : "accepted");
+      ok (sub.dirfd < 0 && sub.v1 == NULL, "nothing left open");
+    }
   cgroup_release (&cg);
 }
 
@@ -606,8 +761,11 @@ main (void)
   test_refused ();
   test_refused_frozen ();
   test_update ();
+  test_update_keeps_swap ();
   test_update_more ();
   test_open_paths ();
+  test_sub_path ();
+  test_sub_open ();
   test_snapshot ();
   test_counters_pread ();
   test_frozen ();

@@ -163,7 +163,9 @@ test_full (void)
   ok (c != NULL, "good/full.json parses");
   if (c == NULL)
     return;
-  is_int (w.n, 0, "good/full.json: no warnings");
+  /* Its one unknown key: warned about, never an error. */
+  is_int (w.n, 1, "good/full.json: one warning");
+  is_str (w.text, "unknownTopLevelKey: not in the runtime spec, ignored\n", "good/full.json: the unknown key's");
   is_str (c->oci_version, "1.2.0", "ociVersion");
   is_str (c->bundle, "/bundle", "bundle");
   is_str (c->root_path, "/bundle/rootfs", "relative root.path resolved against the bundle");
@@ -443,13 +445,64 @@ test_warnings (void)
     cleanup_config struct shim_config *c2 = json ? parse_str (json, NULL) : NULL;
     ok (c2 != NULL, "no warn callback: parses all the same");
   }
-  /* Unknown keys are ignored in silence, as the spec asks of runtimes. */
+  /* Unknown keys are ignored, as runc ignores them, with a warning naming
+   * their JSON path; no suggestion when no known name is close. */
   {
     cleanup_free char *j = minimal_with ("\"vendorExtension\": {\"x\": 1}");
     struct warnings w2 = { 0 };
     cleanup_config struct shim_config *c3 = parse_str (j, &w2);
-    ok (c3 != NULL && w2.n == 0, "an unknown top-level key: no error, no warning");
+    ok (c3 != NULL, "an unknown top-level key: no error");
+    is_str (w2.text, "vendorExtension: not in the runtime spec, ignored\n", "an unknown top-level key: warned");
   }
+}
+
+/* A misspelt field is named with the closest known name of its
+ * object; the spec's names for other platforms are no misspelling. */
+static void
+test_unknown_fields (void)
+{
+  static const struct
+  {
+    const char *extra, *warning; /* warning NULL: none */
+  } rows[] = {
+    /* Top-level keys, then (from the warning's path) keys of linux. */
+    { "\"proccess\": {}", "proccess: not in the runtime spec, ignored (did you mean `process`?)\n" },
+    { "\"Hostname\": \"x\"", "Hostname: not in the runtime spec, ignored (did you mean `hostname`?)\n" },
+    { "\"resources\": {\"memroy\": {\"limit\": 1}}",
+      "linux.resources.memroy: not in the runtime spec, ignored (did you mean `memory`?)\n" },
+    { "\"sysctls\": {}",
+      "linux.sysctls: not in the runtime spec, ignored (did you mean `sysctl`?)\n" },
+    /* Too far from any name (and a key longer than any) : no guess. */
+    { "\"xy\": 1", "xy: not in the runtime spec, ignored\n" },
+    { "\"processprocessprocessprocessprocessprocessprocessprocess\": 1",
+      "processprocessprocessprocessprocessprocessprocessprocess: not in the runtime spec, ignored\n" },
+    { "\"windows\": {\"x\": 1}, \"solaris\": {}, \"vm\": {}, \"zos\": {}", NULL },
+    { "\"memoryPolicy\": {}",
+      "linux.memoryPolicy: memory policies are not applied yet\n" },
+  };
+
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      cleanup_free char *j = NULL;
+      struct warnings w = { 0 };
+      if (rows[i].warning && strncmp (rows[i].warning, "linux.", 6) == 0)
+        {
+          if (asprintf (&j,
+                        "{\"ociVersion\": \"1.0.2\", \"root\": {\"path\": \"rootfs\"},"
+                        " \"process\": {\"args\": [\"/bin/true\"], \"cwd\": \"/\"},"
+                        " \"linux\": {\"namespaces\": [{\"type\": \"mount\"}], %s}}",
+                        rows[i].extra)
+              < 0)
+            abort ();
+        }
+      else
+        j = minimal_with (rows[i].extra);
+      cleanup_config struct shim_config *c = parse_str (j, &w);
+      ok (c != NULL, "unknown fields: %s: no error", rows[i].extra);
+      if (c == NULL)
+        diag ("%s", j);
+      is_str (w.text, rows[i].warning ? rows[i].warning : "", "unknown fields: %s: the warning", rows[i].extra);
+    }
 }
 
 static void
@@ -755,6 +808,7 @@ main (void)
   test_root_paths ();
   test_resources ();
   test_warnings ();
+  test_unknown_fields ();
   test_examples ();
   test_misc_errors ();
   test_mount_options ();

@@ -150,9 +150,41 @@ test_hugepages (void)
   free (msg);
 }
 
+/* Swap (memory + swap) below the limit: from the JSON, or from a limit
+ * set after the parse (run --memory), named with where it came from. */
+static void
+test_memory_check (void)
+{
+  struct cgroup_resources r = { 0 };
+  cleanup_error shim_error_t err = NULL;
+  char *msg;
+
+  msg = parse ("{\"memory\": {\"limit\": 134217728, \"swap\": 67108864}}", &r);
+  is_str (msg ? msg : "", "resources.memory.swap: 67108864 is below limit 134217728 (swap counts memory plus swap)",
+          "swap below the limit in the JSON");
+  free (msg);
+  config_resources_free (&r);
+  r = (struct cgroup_resources){ 0 };
+  msg = parse ("{\"memory\": {\"limit\": 67108864, \"swap\": 134217728}}", &r);
+  ok (msg == NULL, "swap above the limit parses");
+  free (msg);
+  r.memory_limit = 268435456; /* run --memory 256M, after the parse */
+  ok (config_memory_check (&r, "linux.resources.memory", "--memory", &err) < 0 && err && err->status == EINVAL,
+      "the flag's limit above the config's swap is refused (EINVAL)");
+  is_str (err ? err->msg : "",
+          "linux.resources.memory.swap: 134217728 is below the limit 268435456 of --memory (swap counts memory "
+          "plus swap): give a larger swap or a smaller --memory",
+          "... naming both values and the flag");
+  shim_error_release (&err);
+  r.memory_limit = 100000000;
+  ok (config_memory_check (&r, "linux.resources.memory", "--memory", &err) == 0, "a flag's limit within swap");
+  config_resources_free (&r);
+}
+
 int
 main (void)
 {
+  test_memory_check ();
   test_oom_and_rt ();
   test_blkio_devices ();
   test_hugepages ();

@@ -185,19 +185,19 @@ test_names (void)
   hook_state_release (&st);
 
   /* podman 4.3's hosts file for `podman run --name my-named-ct`. */
-  hook_name_from_hosts ("127.0.0.1\tlocalhost\n127.0.0.1\tvm\n127.0.0.1\t877386e833a8 my-named-ct\n",
+  history_name_from_hosts ("127.0.0.1\tlocalhost\n127.0.0.1\tvm\n127.0.0.1\t877386e833a8 my-named-ct\n",
                         "877386e833a8", &name);
   is_str (name, "my-named-ct", "hosts: the alias after the hostname");
   free (name);
-  hook_name_from_hosts ("# 10.0.0.1 877386e833a8 commented\n10.88.0.2  877386e833a8\tweb  # x\n",
+  history_name_from_hosts ("# 10.0.0.1 877386e833a8 commented\n10.88.0.2  877386e833a8\tweb  # x\n",
                         "877386e833a8", &name);
   is_str (name, "web", "hosts: comments and blanks");
   free (name);
-  hook_name_from_hosts ("127.0.0.1 localhost\n127.0.0.1 877386e833a8\n", "877386e833a8", &name);
+  history_name_from_hosts ("127.0.0.1 localhost\n127.0.0.1 877386e833a8\n", "877386e833a8", &name);
   ok (name == NULL, "hosts: the hostname alone names nothing");
-  hook_name_from_hosts ("127.0.0.1 other 877386e833a8x\n", "877386e833a8", &name);
+  history_name_from_hosts ("127.0.0.1 other 877386e833a8x\n", "877386e833a8", &name);
   ok (name == NULL, "hosts: only the exact hostname counts");
-  hook_name_from_hosts ("127.0.0.1 877386e833a8 .hidden\n", "877386e833a8", &name);
+  history_name_from_hosts ("127.0.0.1 877386e833a8 .hidden\n", "877386e833a8", &name);
   ok (name == NULL, "hosts: a dot name is left out");
 }
 

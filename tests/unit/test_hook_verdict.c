@@ -93,7 +93,7 @@ test_records (void)
   r = record (snap (0, 0, 0, 1, 1, 0), true);
   hook_verdict_compute ("c6", &r, NULL, 0, &v);
   /* A nested OOM event and tree kills: a nested cgroup's kill, or a
-   * parent's; without the kernel log the counters cannot tell (issue 11). */
+   * parent's; without the kernel log the counters cannot tell. */
   is_int (v.oom_killed, VERDICT_NULL, "nested-looking kill without the kernel log: null");
   is_int (v.oom.nested_kills, 1, "nested_kills 1");
 

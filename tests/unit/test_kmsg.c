@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,7 +20,8 @@
 #include "common/json.h"
 #include "common/util.h"
 #include "tap.h"
-#include "verdict/kmsg.h"
+#include "evidence/kmsg_evidence.h"
+#include "evidence/kmsg_reader.h"
 
 #define FIXTURES "tests/unit/fixtures/kmsg/"
 
@@ -264,6 +266,7 @@ test_reader_fixtures (void)
       "group kill: members' pids");
   is_str (ev.kills[1].oom_memcg, "/shim/c1", "group kill: members carry the OOMing cgroup");
   is_int (ev.unattributed, 0, "group kill: members are attributed");
+  is_int (ev.relisted, 1, "group kill: the repeat, which oom_kill counts twice, is counted");
   feed_file ("group-kill.kmsg", "/shim/c1/a");
   ok (ev.n == 1 && ev.unattributed == 2,
       "group above the container: its members may be anyone's (n %zu, unattributed %d)", ev.n,
@@ -274,6 +277,12 @@ test_reader_fixtures (void)
   ok (ev.n == 2 && ev.kills[0].pid == 5100 && ev.kills[1].pid == 5130,
       "group kill without its summary: its repeat is no member (n %zu)", ev.n);
   is_int (ev.unattributed, 2, "  the kill, and a victim 2 s after the group's last member");
+  /* 100 ms after the last member, but another record in between: a lone
+   * victim of another OOM (its summary rate-limited), not a member. */
+  feed_file ("group-then-lone.kmsg", "/shim/c1");
+  ok (ev.n == 2 && ev.kills[1].pid == 5100 && ev.unattributed == 1,
+      "a victim after another record is no member of the group before it (n %zu, unattributed %d)",
+      ev.n, (int) ev.unattributed);
 }
 
 static void
@@ -567,6 +576,40 @@ test_real_oom (void)
   ok (rmdir (dir) == 0, "remove %s", dir);
 }
 
+/* The last read of a reader that cannot read all there is (a flood past
+ * its bound on records per read) marks the evidence lost: a kill may be in
+ * what it never read.  A SOCK_SEQPACKET pair gives one record per read(2),
+ * as /dev/kmsg does. */
+static void
+test_collect_end_bound (void)
+{
+  int sv[2];
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+    {
+      ok (0, "socketpair: %s", strerror (errno));
+      return;
+    }
+  for (unsigned bound = 3; bound <= 6; bound += 3)
+    {
+      fake_reader ("/shim/c1");
+      rd.fd = sv[0];
+      rd.max_records = bound;
+      for (int i = 0; i < 5; i++)
+        if (write (sv[1], "6,1,1,-;a record\n", 17) != 17)
+          ok (0, "write: %s", strerror (errno));
+      kmsg_reader_collect_end (&rd, &ev);
+      if (bound == 3)
+        ok (ev.lost, "a last read that stops at its bound with records left: lost");
+      else
+        ok (!ev.lost, "a last read that reads all there is: not lost");
+      while (read (sv[0], (char[64]){ 0 }, 64) > 0)
+        ;
+    }
+  close (sv[0]);
+  close (sv[1]);
+}
+
 int
 main (void)
 {
@@ -575,6 +618,7 @@ main (void)
   test_parse_garbage ();
   test_reader_fixtures ();
   test_reader_overlong_and_truncated ();
+  test_collect_end_bound ();
   test_json ();
   test_path_within ();
   test_open_errors ();

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The termination-log's write rule (verdict/mark.c): written once, only on
+/* The termination-log's write rule (evidence/mark.c): written once, only on
  * an OOM kill, only when the workload left it empty; a file that is not a
  * regular one (a symlink opened as itself) is left alone. */
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "evidence/mark.h"
 #include "verdict/verdict.h"
 
 static char dir[] = "/tmp/test_mark.XXXXXX";
@@ -81,13 +82,13 @@ main (void)
   /* Empty: the message, one line.  Opened without O_APPEND: the rule sets
    * it itself. */
   fd = make_file ("empty", "", 0);
-  is_int (verdict_mark_termination_log (fd, &oom, &err), 1, "empty file: written");
+  is_int (mark_termination_log (fd, &oom, &err), 1, "empty file: written");
   is_str (slurp ("empty"), "container c was OOM-killed: it hit its 32 MiB memory limit\n",
           "empty file: the message and a newline");
   /* Again (the watcher, then `state`, then `delete`): no second line. */
-  is_int (verdict_mark_termination_log (fd, &oom, &err), 0, "second call: nothing to do");
+  is_int (mark_termination_log (fd, &oom, &err), 0, "second call: nothing to do");
   fd2 = open (strcat (strcpy (path, dir), "/empty"), O_WRONLY | O_APPEND | O_CLOEXEC);
-  is_int (verdict_mark_termination_log (fd2, &oom, &err), 0, "another fd on it: nothing to do");
+  is_int (mark_termination_log (fd2, &oom, &err), 0, "another fd on it: nothing to do");
   is_str (slurp ("empty"), "container c was OOM-killed: it hit its 32 MiB memory limit\n",
           "after three calls: still one line");
   close (fd2);
@@ -95,14 +96,14 @@ main (void)
 
   /* What the workload wrote stays as it is. */
   fd = make_file ("own", "my own last words\n", 0);
-  is_int (verdict_mark_termination_log (fd, &oom, &err), 0, "workload's file: nothing to do");
+  is_int (mark_termination_log (fd, &oom, &err), 0, "workload's file: nothing to do");
   is_str (slurp ("own"), "my own last words\n", "workload's file: untouched");
   close (fd);
 
   /* No OOM kill (false or unknown): nothing written. */
   fd = make_file ("nooom", "", 0);
-  is_int (verdict_mark_termination_log (fd, &killed, &err), 0, "killed, not OOM: nothing to do");
-  is_int (verdict_mark_termination_log (fd, &unknown, &err), 0, "unknown: nothing to do");
+  is_int (mark_termination_log (fd, &killed, &err), 0, "killed, not OOM: nothing to do");
+  is_int (mark_termination_log (fd, &unknown, &err), 0, "unknown: nothing to do");
   is_str (slurp ("nooom"), "", "no OOM kill: still empty");
   close (fd);
 
@@ -112,25 +113,25 @@ main (void)
   snprintf (path, sizeof path, "%s/link", dir);
   ok (symlink ("target", path) == 0, "symlink made");
   fd = open (path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  is_int (verdict_mark_termination_log (fd, &oom, &err), 0, "symlink: nothing to do");
+  is_int (mark_termination_log (fd, &oom, &err), 0, "symlink: nothing to do");
   is_str (slurp ("target"), "", "symlink: its target still empty");
   close (fd);
 
   /* A directory is not a regular file either. */
   fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  is_int (verdict_mark_termination_log (fd, &oom, &err), 0, "directory: nothing to do");
+  is_int (mark_termination_log (fd, &oom, &err), 0, "directory: nothing to do");
   close (fd);
 
   /* Another writer of ours holds the lock: left to it, no waiting. */
   fd = make_file ("locked", "", 0);
   fd2 = open (strcat (strcpy (path, dir), "/locked"), O_RDONLY | O_CLOEXEC);
   ok (flock (fd2, LOCK_EX) == 0, "lock taken by another open file");
-  is_int (verdict_mark_termination_log (fd, &oom, &err), 0, "locked: nothing done, no wait");
+  is_int (mark_termination_log (fd, &oom, &err), 0, "locked: nothing done, no wait");
   is_str (slurp ("locked"), "", "locked: still empty");
   close (fd2);
   close (fd);
 
-  is_int (verdict_mark_termination_log (-1, &oom, &err), 0, "no fd: nothing to do");
+  is_int (mark_termination_log (-1, &oom, &err), 0, "no fd: nothing to do");
   ok (err == NULL, "no error left over");
 
   {

@@ -12,7 +12,7 @@
 
 #include "common/util.h"
 #include "tap.h"
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 #include "verdict_fixture.h"
 
 /* A v1 snapshot as cgroup_v1_snapshot_read makes it: oom_kill, failcnt. */
@@ -61,6 +61,7 @@ struct v1row
   enum verdict_killed_by by;
   unsigned wit;
   const char *msg;
+  int init; /* init's pid: 0 unknown; the log's victim is 4121 */
 };
 
 #define SIGKILLED SIGKILL
@@ -69,20 +70,37 @@ struct v1row
 #define CNT VERDICT_WITNESS_COUNTERS
 #define KM VERDICT_WITNESS_KMSG
 
+/* Rows that do not name init's pid leave it out (zero). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct v1row rows[] = {
+  /* Without the log a kill and init's SIGKILL do not say that init was
+   * the victim: an outside kill -9 after a child's OOM kill reads the same. */
   { "memhog, own limit, failcnt still 0 (memsw limit, measured on 6.18), no log", 1, 0, false,
-    SIGKILLED, 0, NULL, VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT,
-    "container c1 was OOM-killed: the kernel killed a process in it; whether its own 64 MiB limit "
-    "or a parent cgroup's ran out is unknown" },
-  { "oom_kill and failcnt rose, no log: its own limit", 1, 36, false, SIGKILLED, 0, NULL,
-    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT,
-    "it hit its 64 MiB memory limit" },
-  { "oom_kill rose, the log names its own limit", 1, 0, false, SIGKILLED, 0, "/shim/c1",
+    SIGKILLED, 0, NULL, VERDICT_KILLED, VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT,
+    "1 process in it was OOM-killed one by one, not as a group, and init may have been one of them "
+    "or killed after them; only the kernel log names the victims, and the kernel log was not read" },
+  /* failcnt rises too when reclaim at the limit succeeds: a later kill by
+   * a parent's limit reads the same. */
+  { "oom_kill and failcnt rose, no log: whose limit and whether init went are unknown", 1, 36,
+    false, SIGKILLED, 0, NULL, VERDICT_KILLED, VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT,
+    "only the kernel log names the victims" },
+  { "oom_kill rose, the log names init for its own limit", 1, 0, false, SIGKILLED, 0, "/shim/c1",
     VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT | KM,
-    "the kernel killed `memhog`" },
-  { "oom_kill rose, the log names a parent's limit", 1, 5, false, SIGKILLED, 0, "/shim",
+    "the kernel killed `memhog`", .init = 4121 },
+  { "oom_kill rose, the log names init for a parent's limit", 1, 5, false, SIGKILLED, 0, "/shim",
     VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_ANCESTOR, VERDICT_BY_NONE, CNT | KM,
-    "a parent cgroup's or the host's memory ran out" },
+    "a parent cgroup's or the host's memory ran out", .init = 4121 },
+  { "oom_kill rose, the log names another process: init was killed from outside", 1, 0, false,
+    SIGKILLED, 0, "/shim/c1", VERDICT_KILLED, VERDICT_FALSE, VERDICT_SCOPE_CONTAINER,
+    VERDICT_BY_OUTSIDE, CNT | KM,
+    "container c1 was killed by SIGKILL from outside the runtime (not an OOM kill: the kernel log "
+    "names the 1 process the OOM killer took in it, and init (host pid 7) is not that one)", .init = 7 },
+  { "oom_kill rose, the log names another process, shim kill: the runtime's", 1, 0, false,
+    SIGKILLED, BY_RT, "/shim/c1", VERDICT_KILLED, VERDICT_FALSE, VERDICT_SCOPE_CONTAINER,
+    VERDICT_BY_RUNTIME, CNT | KM, "sent by the runtime (not an OOM kill: the kernel log names", .init = 7 },
+  { "oom_kill rose, the log names init but not init's pid: unknown", 1, 0, false, SIGKILLED, 0,
+    "/shim/c1", VERDICT_KILLED, VERDICT_NULL, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT | KM,
+    "init's pid was not known" },
   { "oom_kill rose, the log read and shows no kill: they disagree", 1, 0, false, SIGKILLED, 0, "-",
     VERDICT_KILLED, VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, 0, "unknown" },
   { "kill -9 from outside", 0, 0, false, SIGKILLED, 0, NULL, VERDICT_KILLED, VERDICT_FALSE,
@@ -95,13 +113,13 @@ static const struct v1row rows[] = {
   { "exit 137 by itself", 0, 0, false, EXIT (137), 0, NULL, VERDICT_EXITED, VERDICT_FALSE,
     VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT, "exited with code 137" },
   { "a child OOM-killed, init exits 0", 1, 3, false, EXIT (0), 0, NULL, VERDICT_EXITED,
-    VERDICT_FALSE, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT, "while init survived" },
+    VERDICT_FALSE, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT, "while init survived" },
   { "shim kill and an OOM kill: either", 1, 3, false, SIGKILLED, BY_RT, NULL, VERDICT_KILLED,
-    VERDICT_NULL, VERDICT_SCOPE_CONTAINER, VERDICT_BY_RUNTIME, CNT, "unknown" },
+    VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_RUNTIME, CNT, "unknown" },
   { "shim kill, no OOM kill", 0, 0, false, SIGKILLED, BY_RT, NULL, VERDICT_KILLED, VERDICT_FALSE,
     VERDICT_SCOPE_NONE, VERDICT_BY_RUNTIME, CNT, "sent by the runtime" },
   { "no status (watcher), an OOM kill: no group kill on v1, init may have survived", 1, 3, false,
-    -1, 0, NULL, VERDICT_UNKNOWN, VERDICT_NULL, VERDICT_SCOPE_CONTAINER, VERDICT_BY_NONE, CNT,
+    -1, 0, NULL, VERDICT_UNKNOWN, VERDICT_NULL, VERDICT_SCOPE_NONE, VERDICT_BY_NONE, CNT,
     NULL },
   { "no status (watcher), the log names a parent's limit: still one by one on v1", 1, 0, false,
     -1, 0, "/shim", VERDICT_UNKNOWN, VERDICT_NULL, VERDICT_SCOPE_ANCESTOR, VERDICT_BY_NONE,
@@ -124,7 +142,7 @@ test_rows (void)
       struct verdict_input in = { .container_id = "c1", .memory_limit_enforced = true,
                                   .baseline = &base, .final = &fin,
                                   .have_status = r->status >= 0, .status = r->status,
-                                  .signals_sent = r->sent };
+                                  .signals_sent = r->sent, .init_pid = r->init };
 
       v1_snap (&base, 0, 0, false);
       v1_snap (&fin, r->kill, r->failcnt, r->nested);
@@ -243,7 +261,7 @@ test_nested_kills (void)
   has_str (v.hint, "raise memory.limit_in_bytes of the nested cgroup `sub`", "the hint names the v1 file");
 }
 
-/* memory.oom.group emulated on v1 (verdict/monitor.h): after an OOM kill
+/* memory.oom.group emulated on v1 (evidence/monitor.h): after an OOM kill
  * in C the runtime killed the rest.  oom.group_kill stays the kernel's
  * (null on v1); oom.group_kill_by says "runtime". */
 struct emurow
@@ -257,15 +275,20 @@ struct emurow
   enum verdict_tri oom_killed;
   enum verdict_group_kill_by by;
   bool says; /* the message names the emulation */
+  unsigned left; /* tasks the runtime found alive after the OOM kill */
 };
 
 static const struct emurow emurows[] = {
   { "emulated: init killed by the runtime's group kill", 1, SIGKILLED, 0, true, VERDICT_OOM_KILLED,
-    VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true },
+    VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true, 2 },
   { "emulated, shim kill sent SIGKILL too: the group kill still decides", 1, SIGKILLED, BY_RT, true,
-    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true },
+    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true, 2 },
   { "emulated, no status (the watcher): a group kill takes init", 1, -1, 0, true, VERDICT_OOM_KILLED,
-    VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true },
+    VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, true, 2 },
+  /* init alone, OOM-killed: the runtime found nothing left and
+   * killed nothing, so the message does not say it did. */
+  { "emulated, nothing left after the OOM kill: no claim of a kill by the runtime", 1, SIGKILLED, 0, true,
+    VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_GROUP_BY_RUNTIME, false, 0 },
   { "not emulated (opted out), shim kill: either, no group kill by anyone", 1, SIGKILLED, BY_RT, false,
     VERDICT_KILLED, VERDICT_NULL, VERDICT_GROUP_BY_NONE, false },
   { "not emulated, no status: init may have survived", 1, -1, 0, false, VERDICT_UNKNOWN, VERDICT_NULL,
@@ -281,7 +304,8 @@ static const struct emurow emurows[] = {
 static void
 test_emulated_group (void)
 {
-  static const char *const said = "the runtime then killed whatever was left in it, emulating memory.oom.group on cgroup v1";
+  static const char *const said = "; the runtime then killed the 2 processes left in it, emulating memory.oom.group on "
+                                  "cgroup v1";
 
   for (size_t i = 0; i < sizeof emurows / sizeof emurows[0]; i++)
     {
@@ -293,7 +317,8 @@ test_emulated_group (void)
       struct verdict_input in = { .container_id = "c1", .memory_limit_enforced = true,
                                   .baseline = &base, .final = &fin,
                                   .have_status = r->status >= 0, .status = r->status,
-                                  .signals_sent = r->sent, .oom_group_emulated = r->emulated };
+                                  .signals_sent = r->sent, .oom_group_emulated = r->emulated,
+                                  .oom_group_left = r->left };
 
       v1_snap (&base, 0, 0, false);
       v1_snap (&fin, r->kill, 3, false);
@@ -303,7 +328,7 @@ test_emulated_group (void)
       is_int (v.oom.group_kill_by, r->by, "%s: group_kill_by", r->name);
       if (v.have_oom)
         is_int (v.oom.group_kill, VERDICT_NULL, "%s: group_kill stays the kernel's (null on v1)", r->name);
-      ok ((strstr (v.message, said) != NULL) == r->says, "%s: the message %s the emulation", r->name,
+      ok ((strstr (v.message, said) != NULL) == r->says && (strstr (v.message, "emulating") != NULL) == r->says, "%s: the message %s the emulation", r->name,
           r->says ? "names" : "does not name");
       ok (verdict_to_json (&v, &json, &err) == 0, "%s: JSON", r->name);
       if (v.have_oom)
@@ -331,12 +356,14 @@ test_record_emulated (void)
     }
   v1_snap (&r.baseline, 0, 0, false);
   r.oom_group_emulated = true;
+  r.oom_group_left = 3;
   ok (watcher_record_write (dfd, "r.json", &r, &err) == 0, "record with oom_group_emulated written");
   ok (watcher_record_read (dfd, "r.json", &back, &err) == 0 && back.oom_group_emulated,
       "oom_group_emulated read back");
+  is_int (back.oom_group_left, 3, "oom_group_left read back");
   ok (util_write_file_atomic_at (dfd, "old.json", "{\"ended\":true}", 14, 0600, &err) == 0, "an older record written");
-  ok (watcher_record_read (dfd, "old.json", &back, &err) == 0 && !back.oom_group_emulated,
-      "an older record without the key: not emulated");
+  ok (watcher_record_read (dfd, "old.json", &back, &err) == 0 && !back.oom_group_emulated && back.oom_group_left == 0,
+      "an older record without the key: not emulated, nothing left");
   if (err)
     diag ("%s", err->msg);
   unlinkat (dfd, "r.json", 0);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The one watcher (verdict/watcher.c) on a fake cgroupfs in a temporary
+/* The one watcher (evidence/watcher.c) on a fake cgroupfs in a temporary
  * directory: PARENT/CTR with an empty cgroup.events, so the watcher reads
  * its end at once.  What it must leave: a record that ended, with the
  * surviving ancestor's memory.events at arming and again at the end, the
  * lock released once the last record is written, and, when it could not
  * be started, an error and no record at all.  Then the one input builder
- * (verdict/input.c) on records. */
+ * (evidence/input.c) on records. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -15,8 +16,8 @@
 
 #include "common/util.h"
 #include "tap.h"
-#include "verdict/input.h"
-#include "verdict/watcher.h"
+#include "evidence/input.h"
+#include "evidence/watcher.h"
 
 static void
 put (int dirfd, const char *name, const char *text)
@@ -134,6 +135,15 @@ test_spawn_ends_with_ancestor (void)
       "ancestor_final read at the end: oom_kill 4");
   ok ((r.ancestor_baseline.have & CG_SNAP_ID) && r.ancestor_baseline.cgroup_id == r.ancestor_final.cgroup_id,
       "the ancestor's identity in both");
+  {
+    bool le;
+    bool known = cgroup_mount_localevents (&le) == 0;
+    /* The rule needs it: under memory_localevents the ancestor counts only
+     * its own kills. */
+    ok (known && (r.ancestor_baseline.have & r.ancestor_final.have & CG_SNAP_LOCALEVENTS)
+            && r.ancestor_baseline.localevents == le && r.ancestor_final.localevents == le,
+        "the ancestor's snapshots say whether the mount has memory_localevents");
+  }
   ok (r.have_baseline && (r.baseline.have & CG_SNAP_ID), "the container's baseline has its id");
   /* The kernel log was asked for (read, or denied with the reason): the
    * record says which; no kill of this fake cgroup is in it. */
@@ -172,7 +182,7 @@ test_spawn_marks_oom (void)
   cleanup_error shim_error_t err = NULL;
   cleanup_close int bundle = -1;
   struct watcher_record r;
-  struct verdict_sources src;
+  struct evidence_sources src;
   struct verdict v;
   struct fake f;
   struct watcher w;
@@ -193,9 +203,10 @@ test_spawn_marks_oom (void)
   ok (lock_released (f.store), "the watcher ended");
   ok (faccessat (bundle, "oom", F_OK, 0) == 0, "podman's marker was created");
   ok (watcher_record_read (f.store, "record.json", &r, &err) == 0, "the record reads");
-  verdict_input_init (&src, "w3", true);
-  is_int (verdict_input_record (&src, &r, NULL), VERDICT_RECORD_COMPLETE, "the record is complete");
-  verdict_input_compute (&src, &v);
+  evidence_input_init (&src, "w3", true);
+  is_int (evidence_input_record (&src, &r, NULL), EVIDENCE_RECORD_COMPLETE,
+          "the record is complete");
+  evidence_input_compute (&src, &v);
   is_int (v.oom_killed, VERDICT_TRUE, "and tells the OOM kill");
   ok (v.memory_limit_enforced, "memory_limit_enforced as the caller said");
   unlinkat (bundle, "oom", 0);
@@ -220,24 +231,94 @@ test_input (void)
 {
   struct watcher_record r = { .have_baseline = true, .have_last = true, .baseline = snap (0, true),
                               .last = snap (0, true), .ended = false };
-  struct verdict_sources s;
+  struct evidence_sources s;
   struct verdict v;
 
-  verdict_input_init (&s, "i1", false);
-  is_int (verdict_input_record (&s, &r, NULL), VERDICT_RECORD_INCOMPLETE,
+  evidence_input_init (&s, "i1", false);
+  is_int (evidence_input_record (&s, &r, NULL), EVIDENCE_RECORD_INCOMPLETE,
           "a record that stops early is incomplete");
   ok (s.in.ancestor_baseline == NULL && s.in.ancestor_final == NULL,
       "no ancestor recorded: both NULL");
   ok (s.in.kmsg == NULL, "no kernel log read: kmsg NULL");
-  verdict_input_compute (&s, &v);
+  evidence_input_compute (&s, &v);
   is_int (v.oom_killed, VERDICT_NULL, "an incomplete record is unknown, for every caller");
   ok (!v.memory_limit_enforced, "memory_limit_enforced is the caller's");
+
+  /* Counters that stop early are a lower bound: a kill they saw stays in
+   * the verdict, not only a "no kill" is dropped. */
+  {
+    struct watcher_record k = r;
+    struct evidence_sources s2;
+    k.last.events_local.oom = k.last.events_local.oom_kill = 1;
+    k.last.events.oom = k.last.events.oom_kill = 1;
+    k.have_status = true;
+    k.status = SIGKILL;
+    evidence_input_init (&s2, "i0", true);
+    evidence_input_record (&s2, &k, NULL);
+    evidence_input_compute (&s2, &v);
+    ok (v.oom_killed == VERDICT_NULL && v.oom.kills == 1,
+        "an incomplete record's kill is kept, init's part in it unknown");
+  }
+
+  /* Counters read before the kill was counted (systemd removed the scope
+   * before the last read; measured on 6.1) are no witness against the
+   * kernel log, read whole, naming init: OOMKilled. */
+  {
+    struct watcher_record k = r;
+    struct evidence_sources s2;
+    struct kmsg_oom_kill *x = &k.kmsg.kills[0];
+    k.ended = true;
+    k.last.events_local.oom = k.last.events.oom = 1;
+    k.have_status = true;
+    k.status = SIGKILL;
+    k.kmsg.access = KMSG_READ;
+    snprintf (k.kmsg.cgroup, sizeof k.kmsg.cgroup, "/sd.scope");
+    k.kmsg.n = 1;
+    *x = (struct kmsg_oom_kill){ .memcg = true, .have_summary = true, .have_victim = true,
+                                 .pid = 341, .comm = "memhog" };
+    snprintf (x->oom_memcg, sizeof x->oom_memcg, "/sd.scope");
+    snprintf (x->task_memcg, sizeof x->task_memcg, "/sd.scope");
+    evidence_input_init (&s2, "i0", true);
+    evidence_input_record (&s2, &k, NULL);
+    evidence_input_init_pid (&s2, 341);
+    evidence_input_compute (&s2, &v);
+    ok (v.reason == VERDICT_OOM_KILLED && v.oom_killed == VERDICT_TRUE,
+        "counters read before the kill, the kernel log naming init: OOMKilled (%s)", v.message);
+  }
+
+  /* `shim run` under systemd: the scope was removed before the monitor's
+   * read after init's exit, so its counters are an earlier read's. */
+  {
+    struct monitor m = { .cgroup_fd = 3, .memory_fd = -1, .events_fd = -1, .have_baseline = true,
+                         .have_last = true, .baseline = snap (0, true), .last = snap (0, true) };
+    struct kmsg_evidence km = { .access = KMSG_READ, .n = 1 };
+    struct evidence_sources s2;
+    m.last.events_local.oom = m.last.events.oom = 1;
+    snprintf (km.cgroup, sizeof km.cgroup, "/sd.scope");
+    km.kills[0] = (struct kmsg_oom_kill){ .memcg = true, .have_summary = true, .have_victim = true,
+                                          .pid = 341, .comm = "memhog" };
+    snprintf (km.kills[0].oom_memcg, sizeof km.kills[0].oom_memcg, "/sd.scope");
+    snprintf (km.kills[0].task_memcg, sizeof km.kills[0].task_memcg, "/sd.scope");
+    for (int after = 0; after < 2; after++)
+      {
+        evidence_input_init (&s2, "r0", true);
+        evidence_input_monitor (&s2, &m, SIGKILL, &km, after);
+        evidence_input_init_pid (&s2, 341);
+        evidence_input_compute (&s2, &v);
+        if (!after)
+          ok (v.oom_killed == VERDICT_TRUE,
+              "run: the last read failed, the kernel log names init: OOMKilled (%s)", v.message);
+        else
+          ok (v.oom_killed == VERDICT_NULL,
+              "run: counters read after init's exit that count no kill disagree with the log: null");
+      }
+  }
 
   /* The runtime reads the stopped container's cgroup: that is final. */
   {
     struct cg_snapshot now = snap (0, false);
-    verdict_input_live (&s, NULL, &now);
-    verdict_input_compute (&s, &v);
+    evidence_input_live (&s, NULL, &now);
+    evidence_input_compute (&s, &v);
     is_int (v.oom_killed, VERDICT_FALSE, "a live read after the end completes it");
   }
 
@@ -246,22 +327,22 @@ test_input (void)
   r.ancestor_final = snap (2, true);
   r.kmsg.access = KMSG_DENIED;
   r.kmsg.error = 1;
-  verdict_input_init (&s, "i2", true);
-  verdict_input_record (&s, &r, NULL);
+  evidence_input_init (&s, "i2", true);
+  evidence_input_record (&s, &r, NULL);
   ok (s.in.ancestor_baseline == &r.ancestor_baseline && s.in.ancestor_final == &r.ancestor_final,
       "the ancestor's two snapshots are the input's");
   ok (s.in.kmsg == &r.kmsg, "a kernel log that was tried is the input's, denied or not");
   ok (s.in.kmsg_cgroup == NULL, "no path in the evidence: the kernel log names no one");
   snprintf (r.kmsg.cgroup, sizeof r.kmsg.cgroup, "/shim/i2");
-  verdict_input_init (&s, "i2", true);
-  verdict_input_record (&s, &r, NULL);
+  evidence_input_init (&s, "i2", true);
+  evidence_input_record (&s, &r, NULL);
   ok (s.in.kmsg_cgroup && strcmp (s.in.kmsg_cgroup, "/shim/i2") == 0,
       "the kernel log's evidence says whose kills it holds: the input's kmsg_cgroup");
-  verdict_input_signals (&s, VERDICT_SIGBIT (9), true);
+  evidence_input_signals (&s, VERDICT_SIGBIT (9), true);
   ok (s.in.signals_sent == VERDICT_SIGBIT (9) && s.in.signals_unknown, "the signal log");
 
-  verdict_input_init (&s, "i3", true);
-  is_int (verdict_input_record (&s, NULL, "gone"), VERDICT_RECORD_MISSING, "no record: missing");
+  evidence_input_init (&s, "i3", true);
+  is_int (evidence_input_record (&s, NULL, "gone"), EVIDENCE_RECORD_MISSING, "no record: missing");
   is_str (s.in.unavailable_reason, "gone", "no record: the caller's reason");
 }
 

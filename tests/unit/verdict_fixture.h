@@ -62,6 +62,8 @@ enum anc_kind
   A_NONE,
   A_SAME,    /* its oom_kill did not change */
   A_CHANGED, /* it rose */
+  A_SAME_LOCALEVENTS, /* A_SAME, on a mount with memory_localevents */
+  A_SAME_LE_UNKNOWN,  /* A_SAME, whether the mount has it not known */
 };
 
 static inline void
@@ -116,8 +118,12 @@ make_kill (struct kmsg_oom_kill *k, const char *oom_memcg)
   k->file_rss_kb = 1024;
 }
 
+/* The log of KIND with N victim records: python3 and N - 1 members of a
+ * memory.oom.group kill (`sh`, pids 4122...: a "Killed process" record
+ * without a summary or task_memcg), as the kernel logs every kill it
+ * counts. */
 static inline void
-make_kmsg (struct kmsg_evidence *k, enum km_kind kind)
+make_kmsg_n (struct kmsg_evidence *k, enum km_kind kind, int n)
 {
   memset (k, 0, sizeof *k);
   k->access = kind == K_DENIED ? KMSG_DENIED : KMSG_READ;
@@ -129,7 +135,21 @@ make_kmsg (struct kmsg_evidence *k, enum km_kind kind)
                                : kind == K_HOST ? ""
                                : kind == K_NESTED ? "/shim/c1/leaf"
                                                   : "/shim/c1");
+      for (int i = 1; i < n && i < KMSG_MAX_KILLS; i++, k->n++)
+        {
+          k->kills[i] = k->kills[0];
+          k->kills[i].have_summary = false;
+          k->kills[i].task_memcg[0] = '\0';
+          k->kills[i].pid = 4121 + i;
+          snprintf (k->kills[i].comm, sizeof k->kills[i].comm, "%s", "sh");
+        }
     }
+}
+
+static inline void
+make_kmsg (struct kmsg_evidence *k, enum km_kind kind)
+{
+  make_kmsg_n (k, kind, 1);
 }
 
 #endif

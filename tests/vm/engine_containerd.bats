@@ -41,12 +41,7 @@ teardown() {
   containerd_rm_containers shimtest
   # shellcheck disable=SC2086
   assert_no_runtime_state /run/containerd/runc/shimtest $ids
-  local left
-  left=$(find "$CGROOT/shimtest" -mindepth 1 -type d 2>/dev/null)
-  if [ -n "$left" ]; then
-    echo "container cgroups left behind: $left" >&2
-    return 1
-  fi
+  containerd_assert_no_cgroups
 }
 
 @test "containerd: config.toml's runtime shim has BinaryName = the runtime under test" {

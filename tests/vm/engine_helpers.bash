@@ -216,6 +216,17 @@ containerd_rm_containers() {
   done
 }
 
+# containerd_assert_no_cgroups: no container cgroup left under the
+# namespace's /shimtest.
+containerd_assert_no_cgroups() {
+  local left
+  left=$(find "$CGROOT/shimtest" -mindepth 1 -type d 2>/dev/null)
+  if [ -n "$left" ]; then
+    echo "container cgroups left behind: $left" >&2
+    return 1
+  fi
+}
+
 # containerd_clean_namespace NS: its containers, images and the namespace
 # removed.
 containerd_clean_namespace() {
@@ -385,4 +396,16 @@ engine_wait_for_text() {
   echo "timed out waiting for '$2' in $1:" >&2
   cat "$1" >&2
   return 1
+}
+
+# history_verdict ID: "REASON OOM_KILLED" of shim's verdict of container ID
+# as its history kept it at the engine's delete (engines pass the runtime
+# no environment: the default directory); nothing unless exactly one
+# record names ID.
+history_verdict() {
+  local out
+  out=$("$ENGINE_RUNTIME" --history-dir /var/lib/shim/history verdicts --json "$1") || return 1
+  echo "shim verdicts: $out" >&2
+  [ "$(jq -r 'length' <<<"$out")" -eq 1 ] || return 1
+  jq -r '.[0].verdict.reason + " " + (.[0].verdict.oom_killed | tostring)' <<<"$out"
 }

@@ -7,6 +7,10 @@ ROOT_DIR=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 SHIM=$ROOT_DIR/shim
 ROOTFS=$ROOT_DIR/examples/rootfs
 CGROOT=/sys/fs/cgroup
+# The verdict history of every shim and hook a test runs is the test's
+# own, never /var/lib/shim; no metrics unless a test asks.
+export SHIM_HISTORY_DIR=$BATS_TEST_TMPDIR/history
+unset SHIM_METRICS_DIR
 
 # make_bundle NAME JQ_FILTER...: examples/NAME/config.json with root.path
 # made absolute and each jq filter applied, in $BATS_TEST_TMPDIR/bundle.
@@ -42,19 +46,6 @@ run_shim() {
 # v FIELD: a field of the verdict, as jq prints it.
 v() {
   printf '%s' "$verdict" | jq -r "$1"
-}
-
-# kernel_keeps_exit_status: true on Linux 6.15 and later, where a pidfd
-# tells a reaped process's wait status to whoever holds it
-# (PIDFD_INFO_EXIT): a watcher that is not init's parent then knows it.
-# The suites assert one outcome per kernel on it.
-kernel_keeps_exit_status() {
-  local v major minor
-  v=$(uname -r)
-  major=${v%%.*}
-  minor=${v#*.}
-  minor=${minor%%[!0-9]*}
-  [ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 15 ]; }
 }
 
 require_cgroup2_memory() {

@@ -18,9 +18,9 @@ hook_bundle() {
   mkdir -p "$dir"
   local filter='.root.path = $rootfs | .linux.cgroupsPath = "/shimhook-" + $id
     | .hooks = ($frag[0].hooks
-                | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir] + .args[1:])))'
+                | map_values(map(.path = $hook | .args = [.args[0], "--dir", $vdir, "--history-dir", $hist] + .args[1:])))'
   for f in "$@"; do filter="$filter | $f"; done
-  jq --arg rootfs "$ROOTFS" --arg id "$id" --arg hook "$HOOK" --arg vdir "$VDIR" \
+  jq --arg rootfs "$ROOTFS" --arg id "$id" --arg hook "$HOOK" --arg vdir "$VDIR" --arg hist "$SHIM_HISTORY_DIR" \
     --slurpfile frag "$ROOT_DIR/config/oci-hooks.json" "$filter" \
     "$ROOT_DIR/examples/memhog/config.json" >"$dir/config.json"
 }

@@ -68,34 +68,24 @@ two_at_once() {
   [ "$(hv "$oom" .oom.scope)" = container ]
   [ "$(hv "$oom" .oom.group_kill)" = true ]
   [ "$(hv "$oom" .memory_limit)" = 67108864 ]
-  # 6.15+: the watcher's pidfd on init gives it the wait status once the
-  # runtime reaps init (PIDFD_INFO_EXIT); before, a hook never learns it.
-  if kernel_keeps_exit_status; then
-    [ "$(hv "$oom" .exit_code)" = 137 ]
-    [ "$(hv "$oom" .signal)" = SIGKILL ]
-    [[ "$(hv "$oom" .message)" == *"was OOM-killed: it hit its 64 MiB memory limit"* ]]
-    [ "$(hdoc "$oom" .exit_status_known)" = true ]
-  else
-    [ "$(hv "$oom" .exit_code)" = null ]
-    [[ "$(hv "$oom" .message)" == *"was OOM-killed (its exit status was not known here): it hit its 64 MiB memory limit"* ]]
-    [ "$(hdoc "$oom" .exit_status_known)" = false ]
-  fi
+  # The watcher learns init's wait status although a hook never gets it:
+  # its pidfd on init once the runtime reaps it (6.15+, PIDFD_INFO_EXIT),
+  # the kernel's taskstats record of init's exit before.
+  [ "$(hv "$oom" .exit_code)" = 137 ]
+  [ "$(hv "$oom" .signal)" = SIGKILL ]
+  [[ "$(hv "$oom" .message)" == *"was OOM-killed: it hit its 64 MiB memory limit"* ]]
+  [ "$(hdoc "$oom" .exit_status_known)" = true ]
   [ "$(hdoc "$oom" .oom_file)" = true ]
   [ -e "$BATS_TEST_TMPDIR/$oom/oom" ]
   # The human line went to the runtime's stderr (runc and crun pass it on).
   # Not asserted: runc keeps a hook's output unless the hook fails.
 
   show_verdict "$kill"
-  if kernel_keeps_exit_status; then
-    # A hook cannot tell the runtime's signals from anyone else's.
-    [ "$(hv "$kill" .reason)" = Killed ]
-    [ "$(hv "$kill" .killed_by)" = null ]
-    [ "$(hv "$kill" .exit_code)" = 137 ]
-    [[ "$(hv "$kill" .message)" == *"was killed by SIGKILL from the runtime or outside it"* ]]
-  else
-    [ "$(hv "$kill" .reason)" = Unknown ]
-    [ "$(hv "$kill" .exit_code)" = null ]
-  fi
+  # A hook cannot tell the runtime's signals from anyone else's.
+  [ "$(hv "$kill" .reason)" = Killed ]
+  [ "$(hv "$kill" .killed_by)" = null ]
+  [ "$(hv "$kill" .exit_code)" = 137 ]
+  [[ "$(hv "$kill" .message)" == *"was killed by SIGKILL from the runtime or outside it"* ]]
   [ "$(hv "$kill" .oom)" = null ]
   [ ! -e "$BATS_TEST_TMPDIR/$kill/oom" ]
   # "No OOM kill", from the counters when the watcher read them to the end;
@@ -104,11 +94,7 @@ two_at_once() {
   # witnesses that outlive the cgroup: the surviving ancestor's counters or
   # the kernel log.  Never null where the answer is knowable.
   [ "$(hv "$kill" .oom_killed)" = false ]
-  if kernel_keeps_exit_status; then
-    [[ "$(hv "$kill" .message)" == *"(not an OOM kill: no OOM kill was counted in its cgroup)"* ]]
-  else
-    [[ "$(hv "$kill" .message)" == *"no OOM kill counted in its cgroup"* ]]
-  fi
+  [[ "$(hv "$kill" .message)" == *"(not an OOM kill: no OOM kill was counted in its cgroup)"* ]]
   if [ "$(hdoc "$kill" .record)" != complete ]; then
     [ "$RT" = runc ]
     [ "$(hv "$kill" '[.witnesses[] | select(. == "kmsg" or . == "ancestor")] | length')" -ge 1 ]
@@ -155,14 +141,9 @@ nested_only() {
   [ "$(hv "$id" .oom_killed)" = false ]
   [ "$(hv "$id" .oom.nested_kills)" -ge 1 ]
   [ "$(hv "$id" .oom.scope)" = null ]
-  if kernel_keeps_exit_status; then
-    [ "$(hv "$id" .reason)" = Killed ]
-    [ "$(hv "$id" .exit_code)" = 137 ]
-    [[ "$(hv "$id" .message)" == *"was killed by SIGKILL from the runtime or outside it"*"(not an OOM kill: the "*" OOM kills counted were in nested cgroups with their own limits)"* ]]
-  else
-    [ "$(hv "$id" .reason)" = Unknown ]
-    [[ "$(hv "$id" .message)" == *"no OOM kill of its own"*"nested cgroup"* ]]
-  fi
+  [ "$(hv "$id" .reason)" = Killed ]
+  [ "$(hv "$id" .exit_code)" = 137 ]
+  [[ "$(hv "$id" .message)" == *"was killed by SIGKILL from the runtime or outside it"*"(not an OOM kill: the "*" OOM kills counted were in nested cgroups with their own limits)"* ]]
   [ ! -e "$BATS_TEST_TMPDIR/$id/oom" ]
 }
 

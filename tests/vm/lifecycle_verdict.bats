@@ -71,7 +71,44 @@ lc_create() {
   assert_no_leftovers "$ID"
 }
 
-@test "kill -9 from outside after create/start: not OOMKilled; Killed from outside where the kernel keeps the exit status, else not known" {
+# wait_record_group_kill: until the watcher's record counts a group kill
+# in the container's own cgroup (bounded).
+wait_record_group_kill() {
+  local i n
+  for i in $(seq 1 300); do
+    n=$(jq -r '.last["memory.events.local"].oom_group_kill // 0' "$S/$ID/record.json" 2>/dev/null)
+    [ "${n:-0}" -ge 1 ] && return 0
+    sleep 0.1
+  done
+  echo "the watcher's record never counted a group kill" >&2
+  return 1
+}
+
+# The kernel's group kill skips a task with oom_score_adj -1000: init lives
+# on.  The child raises its own score (allowed without privilege) so that
+# the OOM killer has a victim.
+@test "a group OOM kill that skips init (oom_score_adj -1000): no <bundle>/oom while init lives; shim kill KILL is not an OOM kill" {
+  make_bundle memhog '.process.oomScoreAdj = -1000' \
+    "$(args_filter /bin/sh -c 'sh -c "echo 0 >/proc/self/oom_score_adj; exec /bin/memhog -s 8"; exec sleep 600')"
+  lc_create lc-skip
+  "$SHIM" --root "$S" start "$ID"
+  wait_record_group_kill
+  [ "$(state_field .status)" = running ]
+  [ ! -e "$BUNDLE/oom" ]
+  "$SHIM" --root "$S" kill "$ID" KILL
+  wait_stopped
+  verdict=$(annotation io.github.shim.verdict)
+  echo "$verdict"
+  [ "$(v .oom_killed)" = false ]
+  [ "$(v .killed_by)" = runtime ]
+  [ "$(v .oom.group_kill)" = true ]
+  [[ "$(v .message)" == *"init (host pid "*") is not"* ]]
+  [ ! -e "$BUNDLE/oom" ]
+  "$SHIM" --root "$S" delete "$ID"
+  assert_no_leftovers "$ID"
+}
+
+@test "kill -9 from outside after create/start: not OOMKilled; Killed from outside, with init's exit status on every kernel" {
   make_bundle sleeper
   lc_create lc-outside
   "$SHIM" --root "$S" start "$ID"
@@ -80,19 +117,13 @@ lc_create() {
   [ "$(annotation io.github.shim.oom-killed)" = false ]
   verdict=$(annotation io.github.shim.verdict)
   echo "$verdict"
-  if kernel_keeps_exit_status; then
-    # 6.15+: the watcher reads init's status through its pidfd.
-    [ "$(v .reason)" = Killed ]
-    [ "$(v .killed_by)" = outside ]
-    [ "$(v .exit_code)" = 137 ]
-    [ "$(v .signal)" = SIGKILL ]
-    [[ "$(v .message)" == *"was killed by SIGKILL from outside the runtime (not an OOM kill"* ]]
-  else
-    # Before 6.15 a process that is not init's parent cannot learn it.
-    [ "$(v .reason)" = Unknown ]
-    [ "$(v .exit_code)" = null ]
-    [[ "$(v .message)" == *"not known"* ]]
-  fi
+  # The watcher reads init's status through its pidfd (6.15+) or the
+  # kernel's taskstats record of its exit (before).
+  [ "$(v .reason)" = Killed ]
+  [ "$(v .killed_by)" = outside ]
+  [ "$(v .exit_code)" = 137 ]
+  [ "$(v .signal)" = SIGKILL ]
+  [[ "$(v .message)" == *"was killed by SIGKILL from outside the runtime (not an OOM kill"* ]]
   [ ! -e "$BUNDLE/oom" ]
   "$SHIM" --root "$S" delete "$ID"
   assert_no_leftovers "$ID"

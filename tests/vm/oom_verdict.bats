@@ -116,6 +116,12 @@ setup() {
   [[ "$output" == *"fork failed after"* ]]
   [ "$(v .reason)" = Exited ]
   [ "$(v .oom_killed)" = false ]
+  # It hit its pids limit, and the sentence says so.
+  [ "$(v .pids_limit)" = 32 ]
+  local n
+  n=$(v .pids_max_events)
+  [ "$n" -ge 1 ]
+  [[ "$(v .message)" == *"exited with code 1; it hit its pids limit of 32 ($n fork"* ]]
   assert_no_leftovers forkbomb
 }
 

@@ -3,7 +3,7 @@
 #
 # tests/vm/verdict_matrix.sh [CASE...]
 #
-# The verdict for each kind of death (issue 11's demonstration), printed by
+# The verdict for each kind of death, printed by
 # `shim run --json` and by `shim-oom-hook show --json` under runc and under
 # crun (Debian's, with the hook registered in config.json as
 # config/oci-hooks.json has it).  Runs inside the VM, on the kernel the VM
@@ -106,7 +106,7 @@ case_def fake-oom "the workload prints the kernel's OOM sentences and exits 137"
   "$(argv_filter /bin/sh -c 'echo "Memory cgroup out of memory: Killed process 1 (memhog)" >&2; echo "oom-kill: OOMKilled=true" >&2; exit 137')"
 case_def within "16 MiB under a 64 MiB limit, exit 0" memhog fg "" "$(argv_filter /bin/memhog -s 8 -n 16)"
 case_def runtime-kill "the runtime's own kill ID KILL (shim kill, runc kill, crun kill)" memhog rtkill "" "$ready_sleep"
-# The cases of issue 11's findings.
+# The cases where the counters alone mislead.
 case_def localevents-own "memory_localevents; the container's limit OOM-kills init in a nested cgroup (oom.group 0)" \
   memhog fg localevents "$writable_cgroup" "$oom_group_0" "$(argv_filter /bin/sh -c "$init_in_nested")"
 case_def localevents-parent "memory_localevents; a parent's 48 MiB limit OOM-kills init in a nested cgroup (oom.group 0)" \

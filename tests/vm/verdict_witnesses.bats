@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# Never a confident wrong verdict (issue 11): the cases where the counters
+# Never a confident wrong verdict: the cases where the counters
 # alone mislead, and the kernel's own OOM report (/dev/kmsg) as a second
 # witness.  memory_localevents (a cgroup2 mount option: memory.events counts
 # only the cgroup's own events), a kernel-log line forged by a process, a
@@ -240,7 +240,7 @@ hook_kill9() {
   [ "$(v '.oom.victims[0].anon_rss')" -gt 0 ]
   [ "$(v '.oom.oom_memcg')" = . ]
   [[ "$(v .witnesses)" == *kmsg* ]]
-  [[ "$(v .message)" == *"\`memhog\` (pid $pid"* ]]
+  [[ "$(v .message)" == *"\`memhog\` (host pid $pid"* ]]
   assert_no_leftovers victim
 }
 

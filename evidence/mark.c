@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verdict's outputs that are files: podman's <bundle>/oom marker and
  * Kubernetes' termination-log. */
-#include "verdict/verdict.h"
+#include "evidence/mark.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 int
-verdict_mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err)
+mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err)
 {
   int fd;
 
@@ -19,11 +19,19 @@ verdict_mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err)
     return 0;
   /* Empty, so that its creation is the whole write: podman may look at any
    * moment, and only asks whether it exists. */
-  fd = openat (bundle_fd, VERDICT_OOM_MARKER, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  fd = openat (bundle_fd, MARK_OOM_FILE, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
-    return shim_error_errno (err, "create `<bundle>/" VERDICT_OOM_MARKER "`");
+    return shim_error_errno (err, "create `<bundle>/" MARK_OOM_FILE "`");
   close (fd);
   return 1;
+}
+
+int
+mark_oom_remove (int bundle_fd, shim_error_t *err)
+{
+  if (unlinkat (bundle_fd, MARK_OOM_FILE, 0) < 0 && errno != ENOENT)
+    return shim_error_errno (err, "remove `<bundle>/" MARK_OOM_FILE "`");
+  return 0;
 }
 
 /* The workload writes the same file through its bind mount, perhaps at
@@ -35,7 +43,7 @@ verdict_mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err)
  * the lock itself keeps the file to itself; nothing of ours may hang on
  * it), so only one of them finds it empty. */
 int
-verdict_mark_termination_log (int fd, const struct verdict *v, shim_error_t *err)
+mark_termination_log (int fd, const struct verdict *v, shim_error_t *err)
 {
   char line[sizeof v->message + 1];
   struct stat sb;

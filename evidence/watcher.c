@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The detached watcher (watcher.h): arming, the detached process, and its
  * loop.  The record's format is in watcher_record.c. */
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
 #include "common/util.h"
-#include "verdict/init_exit.h"
-#include "verdict/input.h"
+#include "evidence/init_exit.h"
+#include "evidence/input.h"
+#include "evidence/mark.h"
 
 /* How long watcher_spawn waits for the watcher to say it runs: it only has
  * to fork twice and close fds. */
@@ -34,6 +37,7 @@ struct watch
   const struct watcher_policy *p;
   struct init_exit ie;
   bool marked; /* <bundle>/oom was created */
+  bool going;  /* init_going said so: it stays so */
   bool have_ancestor_final;
   struct cg_snapshot ancestor_final;
   struct cg_memory_events written_local, written_tree; /* as of the last record */
@@ -89,6 +93,10 @@ read_ancestor (const struct watcher *w, struct cg_snapshot *out)
 
   if (!pread_events (w->ancestor_fd, "memory.events", &s.events))
     return false;
+  /* Under memory_localevents the ancestor's memory.events counts only its
+   * own kills: the rule must know whether the mount has it. */
+  if (cgroup_mount_localevents (&s.localevents) == 0)
+    s.have |= CG_SNAP_LOCALEVENTS;
   if (w->ancestor_baseline.have & CG_SNAP_ID)
     {
       s.cgroup_id = w->ancestor_baseline.cgroup_id;
@@ -118,33 +126,50 @@ as_record (const struct watch *x, bool ended)
                                   .have_status = x->ie.known,
                                   .status = x->ie.status,
                                   .oom_group_emulated = m->group_killed,
+                                  .oom_group_left = m->group_left,
                                   .kmsg = x->w->kmsg_ev };
 }
 
-/* The marker as soon as the evidence proves the OOM kill: podman looks for
- * it right after conmon reports the exit.  Done only once it exists. */
+/* The marker as soon as the evidence proves the OOM kill, but never while
+ * init lives: a counted group kill skips a task with oom_score_adj -1000,
+ * and podman reads the marker whenever the container stops.  podman looks
+ * for it right after conmon reports the exit.  A later verdict, better
+ * informed (the kernel log, init's status), that overturns it removes it. */
 static void
 mark_if_oom (struct watch *x, bool ended)
 {
-  struct verdict_sources s;
+  bool init_gone = ended || x->ie.exited || x->going;
+  struct evidence_sources s;
   struct watcher_record r;
   shim_error_t tmp = NULL;
   struct verdict v;
 
-  if ((x->p->bundle_fd < 0 || x->marked) && (x->p->termination_log_fd <= 0 || !ended))
+  if ((x->p->bundle_fd < 0 || !init_gone) && (x->p->termination_log_fd <= 0 || !ended))
     return;
   r = as_record (x, ended);
-  verdict_input_init (&s, x->p->id, x->p->memory_limit_enforced);
-  verdict_input_record (&s, &r, NULL);
-  verdict_input_compute (&s, &v);
-  if (x->p->bundle_fd >= 0 && !x->marked && verdict_mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
+  evidence_input_init (&s, x->p->id, x->p->memory_limit_enforced);
+  evidence_input_record (&s, &r, NULL);
+  evidence_input_init_pid (&s, x->p->init_pid);
+  if (x->p->signals)
+    {
+      uint64_t sent = 0;
+      bool unknown = x->p->signals (x->p->dirfd, &sent) < 0;
+      evidence_input_signals (&s, sent, unknown);
+    }
+  else
+    evidence_input_signals_unseen (&s);
+  evidence_input_compute (&s, &v);
+  if (x->p->bundle_fd >= 0 && init_gone && !x->marked && mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
     x->marked = true;
+  else if (x->marked && v.oom_killed != VERDICT_TRUE
+           && mark_oom_remove (x->p->bundle_fd, &tmp) == 0)
+    x->marked = false;
   /* Kubernetes' termination-log (written once, if left empty) only from
    * the end's record: kubelet reads it a relist after the exit, and the
    * message is then whole (an early one, from the counters alone, could
    * not yet say whose limit ran out on cgroup v1). */
   if (x->p->termination_log_fd > 0 && ended)
-    verdict_mark_termination_log (x->p->termination_log_fd, &v, &tmp);
+    mark_termination_log (x->p->termination_log_fd, &v, &tmp);
   shim_error_release (&tmp);
 }
 
@@ -276,19 +301,59 @@ read_events_now (struct watch *x)
   return true;
 }
 
+/* init is on its way out: exited, exiting (PF_EXITING in /proc/PID/stat's
+ * flags), or with a SIGKILL pending (a group kill signals every member
+ * before any dies).  The pidfd says whether PID is still init: a failed
+ * signal 0 means init was reaped, gone too.  A group kill that skipped
+ * init (oom_score_adj -1000) leaves none of these. */
+#define WATCH_PF_EXITING 0x4u
+static bool
+init_going (struct watch *x)
+{
+  char path[64], buf[2048];
+  cleanup_close int fd = -1;
+  unsigned long long pnd = 0, shd = 0;
+  unsigned flags = 0;
+  char state = 0;
+  const char *p;
+  ssize_t n;
+
+  if (x->ie.exited)
+    return true;
+  if (x->p->init_pid <= 0 || x->ie.pidfd < 0)
+    return false;
+  snprintf (path, sizeof path, "/proc/%lld/stat", (long long) x->p->init_pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+  /* Fields after the comm, which may hold anything up to its last ')'. */
+  if (n > 0 && (buf[n] = '\0', p = strrchr (buf, ')')) != NULL)
+    sscanf (p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags);
+  close (fd);
+  snprintf (path, sizeof path, "/proc/%lld/status", (long long) x->p->init_pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+  if (n > 0)
+    {
+      buf[n] = '\0';
+      if ((p = strstr (buf, "\nSigPnd:")) != NULL)
+        sscanf (p + 8, "%llx", &pnd);
+      if ((p = strstr (buf, "\nShdPnd:")) != NULL)
+        sscanf (p + 8, "%llx", &shd);
+    }
+  if (syscall (SYS_pidfd_send_signal, x->ie.pidfd, 0, NULL, 0) < 0)
+    return errno == ESRCH;
+  return state == 'Z' || state == 'X' || (flags & WATCH_PF_EXITING)
+         || ((pnd | shd) & (1ULL << (SIGKILL - 1)));
+}
+
 /* The marker from the counters alone, read through the polled fds, before
  * the full snapshot (memory.stat costs a stats flush) or the kernel log's
- * records: the OOM kill's notification, and the kernel's report just
- * before it, come while the victim is still exiting, and conmon writes its
- * exit file a few milliseconds after init is gone.  Measured with podman
- * on 6.1 under TCG (8 runs each): marked after the full snapshot and the
- * report's records, the marker came 3 to 9 ms before conmon's exit file
- * (podman had looked first in 1 of 19 earlier runs: OOMKilled false);
- * marked here, 10 to 33 ms before it. */
+ * records: conmon writes its exit file a few milliseconds after init is
+ * gone, and podman looks at once.  Only once init is going. */
 static void
 mark_early (struct watch *x)
 {
-  if (x->p->bundle_fd >= 0 && !x->marked && read_events_now (x))
+  if (x->p->bundle_fd >= 0 && !x->marked && read_events_now (x) && (x->going = x->going || init_going (x)))
     mark_if_oom (x, false);
 }
 
@@ -373,7 +438,7 @@ persist_final (struct watch *x)
   if (x->w->cg_events_fd < 0 && m->have_last)
     mark_pure_v1_end (&m->last);
   x->have_ancestor_final = read_ancestor (x->w, &x->ancestor_final);
-  kmsg_reader_collect (&x->w->kmsg, &x->w->kmsg_ev);
+  kmsg_reader_collect_end (&x->w->kmsg, &x->w->kmsg_ev);
   write_record (x, true);
 }
 
@@ -425,6 +490,12 @@ watch_loop (struct watch *x)
        * because runc removes the cgroup right after it reaps init. */
       {
         int ev = init_exit_event (&x->ie, pfd[3].revents);
+        /* Already empty: the end's read first (the loop's top), which
+         * writes the record and the marker too, before the runtime
+         * removes the cgroup; records written first lost that race under
+         * runc. */
+        if (ev && container_ended (x))
+          continue;
         /* The counters kept and the marker made (write_record) at once,
          * then the bounded wait for a group kill still being counted. */
         if ((ev & INIT_EXIT_EXITED) && read_events_now (x))
@@ -665,6 +736,9 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
                      p->stop_fd,     p->termination_log_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
                      w->v1_counters.failcnt, w->v1_counters.max_usage, w->m.freezer_fd };
       become_detached (keep, sizeof keep / sizeof keep[0]);
+      /* Before the caller goes on (it waits for "ready"), so that init
+       * can hardly exit before the listener exists. */
+      init_exit_listen (&x.ie, p->init_pid, p->bundle_fd >= 0);
       (void) !write (ready_w, "1", 1);
       close (ready_w);
       watch_loop (&x);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Evidence in, struct verdict_input out (input.h). */
-#include "verdict/input.h"
+#include "evidence/input.h"
 
 #include <string.h>
 
+#include "common/util.h"
+
 void
-verdict_input_init (struct verdict_sources *s, const char *id, bool memory_limit_enforced)
+evidence_input_init (struct evidence_sources *s, const char *id, bool memory_limit_enforced)
 {
   memset (s, 0, sizeof *s);
   s->in.container_id = id;
@@ -13,8 +15,14 @@ verdict_input_init (struct verdict_sources *s, const char *id, bool memory_limit
 }
 
 void
-verdict_input_monitor (struct verdict_sources *s, const struct monitor *m, int status,
-                       const struct kmsg_evidence *kmsg)
+evidence_input_init_pid (struct evidence_sources *s, int64_t pid)
+{
+  s->in.init_pid = util_ns_initial ("pid") == 1 ? pid : 0;
+}
+
+void
+evidence_input_monitor (struct evidence_sources *s, const struct monitor *m, int status,
+                        const struct kmsg_evidence *kmsg, bool read_after_exit)
 {
   struct verdict_input *in = &s->in;
 
@@ -28,10 +36,18 @@ verdict_input_monitor (struct verdict_sources *s, const struct monitor *m, int s
   in->have_status = true;
   in->status = status;
   in->oom_group_emulated = m->group_killed;
+  in->oom_group_left = m->group_left;
   in->kmsg = kmsg && kmsg->access != KMSG_NOT_READ ? kmsg : NULL;
   in->kmsg_cgroup = in->kmsg && in->kmsg->cgroup[0] ? in->kmsg->cgroup : NULL;
-  /* The monitor's last read is after init's exit. */
-  s->final = true;
+  /* The monitor's last read is after init's exit, unless it failed:
+   * systemd removes an emptied scope at once, and the counters are then
+   * an earlier read's, from before the kill may have been counted. */
+  s->final = read_after_exit;
+  if (!read_after_exit)
+    {
+      s->record = EVIDENCE_RECORD_INCOMPLETE;
+      s->not_final_why = "the container's cgroup was removed before its last counters were read";
+    }
 }
 
 /* The last snapshot was read after the cgroup emptied: nothing can change
@@ -45,15 +61,16 @@ record_final (const struct watcher_record *r)
          && (l->cgroup_events.have & CG_CEV_POPULATED) && !l->cgroup_events.populated;
 }
 
-enum verdict_record_kind
-verdict_input_record (struct verdict_sources *s, const struct watcher_record *r, const char *why_missing)
+enum evidence_record_kind
+evidence_input_record (struct evidence_sources *s, const struct watcher_record *r,
+                       const char *why_missing)
 {
   struct verdict_input *in = &s->in;
 
   if (r == NULL)
     {
       in->unavailable_reason = why_missing ? why_missing : "the watcher left no record";
-      return s->record = VERDICT_RECORD_MISSING;
+      return s->record = EVIDENCE_RECORD_MISSING;
     }
   in->baseline = r->have_baseline ? &r->baseline : NULL;
   in->final = r->have_last ? &r->last : NULL;
@@ -61,6 +78,7 @@ verdict_input_record (struct verdict_sources *s, const struct watcher_record *r,
   in->have_status = r->have_status;
   in->status = r->status;
   in->oom_group_emulated = r->oom_group_emulated;
+  in->oom_group_left = r->oom_group_left;
   in->ancestor_baseline = r->have_ancestor_baseline ? &r->ancestor_baseline : NULL;
   in->ancestor_final = r->have_ancestor_final ? &r->ancestor_final : NULL;
   in->kmsg = r->kmsg.access != KMSG_NOT_READ ? &r->kmsg : NULL;
@@ -80,12 +98,12 @@ verdict_input_record (struct verdict_sources *s, const struct watcher_record *r,
                                   "could read its last counters"
                                 : "the watcher's record stops before the container did (the "
                                   "watcher was stopped or had not caught up)";
-  return s->record = s->final ? VERDICT_RECORD_COMPLETE : VERDICT_RECORD_INCOMPLETE;
+  return s->record = s->final ? EVIDENCE_RECORD_COMPLETE : EVIDENCE_RECORD_INCOMPLETE;
 }
 
 void
-verdict_input_live (struct verdict_sources *s, const struct cg_snapshot *baseline,
-                    const struct cg_snapshot *now)
+evidence_input_live (struct evidence_sources *s, const struct cg_snapshot *baseline,
+                     const struct cg_snapshot *now)
 {
   if (baseline)
     s->in.baseline = baseline;
@@ -96,30 +114,37 @@ verdict_input_live (struct verdict_sources *s, const struct cg_snapshot *baselin
 }
 
 void
-verdict_input_signals (struct verdict_sources *s, uint64_t sent, bool unknown)
+evidence_input_signals (struct evidence_sources *s, uint64_t sent, bool unknown)
 {
   s->in.signals_sent = sent;
   s->in.signals_unknown = unknown;
 }
 
 void
-verdict_input_signals_unseen (struct verdict_sources *s)
+evidence_input_signals_unseen (struct evidence_sources *s)
 {
-  verdict_input_signals (s, 0, true);
+  evidence_input_signals (s, 0, true);
   s->in.signals_unseen = true;
 }
 
 void
-verdict_input_compute (struct verdict_sources *s, struct verdict *v)
+evidence_input_compute (struct evidence_sources *s, struct verdict *v)
 {
   struct verdict_input in = s->in;
+  struct verdict first;
 
   verdict_compute (&in, v);
-  if (s->final || s->record == VERDICT_RECORD_MISSING || v->oom_killed == VERDICT_TRUE)
+  if (s->final || s->record == EVIDENCE_RECORD_MISSING || v->oom_killed == VERDICT_TRUE)
     return; /* final, nothing to drop, or a kill seen stays a kill */
+  first = *v;
   in.final = NULL;
   in.at_oom = NULL;
   if (in.unavailable_reason == NULL)
     in.unavailable_reason = s->not_final_why;
   verdict_compute (&in, v);
+  /* A kill the early counters saw did happen: an answer without them
+   * that is no OOM kill must not forget it.  Counters that saw none are
+   * no witness against the kernel log (they may predate the kill). */
+  if (v->oom_killed != VERDICT_TRUE && first.oom.kills > 0)
+    *v = first;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "verdict/monitor.h"
+#include "evidence/monitor.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,18 +47,21 @@ log_snapshot (const char *when, const struct cg_snapshot *s)
 static int
 snapshot (const struct monitor *m, struct cg_snapshot *s, struct cgroup_v1_oom *oom, shim_error_t *err)
 {
-  if (m->v1)
-    return cgroup_v1_snapshot_read (m->memory_fd, m->cgroup_fd, s, oom, err);
-  return cg_snapshot_read (m->cgroup_fd, s, err);
+  if (!m->v1)
+    return cg_snapshot_read (m->cgroup_fd, s, err);
+  if (cgroup_v1_snapshot_read (m->memory_fd, m->cgroup_fd, s, oom, err) < 0)
+    return -1;
+  return m->pids_fd >= 0 ? cg_snapshot_read_pids (m->pids_fd, s, err) : 0;
 }
 
-int
-monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t *err)
+static int
+init_v1 (struct monitor *m, int memory_fd, int unified_fd, int pids_fd, shim_error_t *err)
 {
-  *m = (struct monitor){ .cgroup_fd = unified_fd, .memory_fd = memory_fd, .v1 = true, .events_fd = -1, .freezer_fd = -1 };
+  *m = (struct monitor){ .cgroup_fd = unified_fd, .memory_fd = memory_fd, .v1 = true, .events_fd = -1, .freezer_fd = -1, .pids_fd = pids_fd };
   if (snapshot (m, &m->baseline, NULL, err) < 0)
     return -1;
   m->have_baseline = true;
+  m->kills_seen = m->baseline.events_local.oom_kill;
   log_snapshot ("baseline (v1)", &m->baseline);
   if (m->baseline.have & CG_SNAP_EVENTS_LOCAL)
     {
@@ -67,9 +73,15 @@ monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t 
 }
 
 int
+monitor_init_v1 (struct monitor *m, int memory_fd, int unified_fd, shim_error_t *err)
+{
+  return init_v1 (m, memory_fd, unified_fd, -1, err);
+}
+
+int
 monitor_init (struct monitor *m, int cgroup_fd, shim_error_t *err)
 {
-  *m = (struct monitor){ .cgroup_fd = cgroup_fd, .memory_fd = cgroup_fd, .events_fd = -1, .freezer_fd = -1 };
+  *m = (struct monitor){ .cgroup_fd = cgroup_fd, .memory_fd = cgroup_fd, .events_fd = -1, .freezer_fd = -1, .pids_fd = -1 };
   if (cgroup_fd < 0)
     return 0;
   if (snapshot (m, &m->baseline, NULL, err) < 0)
@@ -99,7 +111,7 @@ monitor_init_cgroup (struct monitor *m, const struct cgroup *cg, shim_error_t *e
   /* The memory directory differs from the cgroup's exactly when the v1
    * manager keeps the limits in the v1 hierarchies. */
   if (mem >= 0 && mem != cg->dirfd)
-    return monitor_init_v1 (m, mem, cg->mountfd >= 0 ? cg->dirfd : -1, err);
+    return init_v1 (m, mem, cg->mountfd >= 0 ? cg->dirfd : -1, cgroup_pids_dirfd (cg), err);
   return monitor_init (m, cg->dirfd, err);
 }
 
@@ -129,7 +141,7 @@ static bool
 kill_counted (const struct monitor *m, const struct cg_snapshot *s)
 {
   return (s->have & CG_SNAP_EVENTS_LOCAL) && (m->baseline.have & CG_SNAP_EVENTS_LOCAL)
-         && s->events_local.oom_kill > m->baseline.events_local.oom_kill;
+         && s->events_local.oom_kill > m->kills_seen;
 }
 
 /* On a hybrid host the emulation first freezes the container through the
@@ -142,9 +154,19 @@ kill_counted (const struct monitor *m, const struct cg_snapshot *s)
 static bool
 freeze_first (struct monitor *m)
 {
+  cleanup_free char *now = NULL;
   shim_error_t tmp = NULL;
 
   if (!m->emulate_oom_group || m->group_killed || m->cgroup_fd < 0)
+    return false;
+  /* A container the user paused stays paused: neither frozen nor thawed
+   * here (a frozen task still dies of the kill). */
+  if (util_read_file_at (m->cgroup_fd, "cgroup.freeze", &now, NULL, &tmp) < 0)
+    {
+      log_error_release (&tmp);
+      return false;
+    }
+  if (now[0] == '1')
     return false;
   if (util_write_file_at (m->cgroup_fd, "cgroup.freeze", "1", 1, &tmp) == 0)
     return true;
@@ -159,6 +181,63 @@ thaw (struct monitor *m)
 
   if (util_write_file_at (m->cgroup_fd, "cgroup.freeze", "0", 1, &tmp) < 0)
     log_error_release (&tmp);
+}
+
+/* Whether task PID is still alive and not on its way out: not a zombie,
+ * no SIGKILL pending (the OOM killer's victim stays listed in cgroup.procs
+ * until it has exited). */
+static bool
+left_alive (int64_t pid)
+{
+  cleanup_free char *status = NULL;
+  shim_error_t tmp = NULL;
+  char path[64];
+  const char *keys[] = { "\nState:\t", "\nSigPnd:\t", "\nShdPnd:\t" };
+
+  snprintf (path, sizeof path, "/proc/%lld/status", (long long) pid);
+  if (util_read_file_at (AT_FDCWD, path, &status, NULL, &tmp) < 0)
+    {
+      shim_error_release (&tmp);
+      return false;
+    }
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    {
+      const char *at = strstr (status, keys[i]);
+      if (at == NULL)
+        continue;
+      at += strlen (keys[i]);
+      if (i == 0 && (*at == 'Z' || *at == 'X'))
+        return false;
+      /* The mask in hex; SIGKILL (9) is bit 8. */
+      if (i > 0 && (strtoull (at, NULL, 16) & (1ULL << (SIGKILL - 1))))
+        return false;
+    }
+  return true;
+}
+
+/* How many tasks of the container's an OOM kill left alive (cgroup.procs
+ * of the v1 memory cgroup): the emulation's sentence says it killed them
+ * only when there were some. */
+static unsigned
+count_left (const struct monitor *m)
+{
+  cleanup_free char *procs = NULL;
+  shim_error_t tmp = NULL;
+  char *line, *save = NULL;
+  unsigned n = 0;
+
+  if (util_read_file_at (m->memory_fd, "cgroup.procs", &procs, NULL, &tmp) < 0)
+    {
+      log_error_release (&tmp);
+      return 0;
+    }
+  for (line = strtok_r (procs, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      int64_t pid;
+      if (util_parse_i64 (line, &pid) == 0 && pid > 0 && left_alive (pid))
+        n++;
+    }
+  return n;
 }
 
 /* memory.oom.group emulated (monitor_emulate_oom_group): S, and OOM
@@ -189,6 +268,7 @@ emulate_oom_group (struct monitor *m, struct cg_snapshot *s, const struct cgroup
   /* Once: the tasks the kill leaves are gone, and a second OOM kill is
    * part of the same story. */
   m->group_killed = true;
+  m->group_left = count_left (m);
   log_msg (LOG_DEBUG, "cgroup v1: an OOM kill in the container; killing the rest (memory.oom.group emulated)");
   if (cgroup_v1_group_kill (m->cgroup_fd, m->freezer_fd, m->memory_fd, "the container's", &tmp) < 0)
     log_error_release (&tmp);
@@ -239,6 +319,8 @@ monitor_update (struct monitor *m, shim_error_t *err)
   log_snapshot ("update", &s);
   m->last = s;
   m->have_last = true;
+  if (s.have & CG_SNAP_EVENTS_LOCAL)
+    m->kills_seen = s.events_local.oom_kill;
   if (!m->have_fullest || charged (&s) > charged (&m->fullest))
     {
       m->fullest = s;

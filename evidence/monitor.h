@@ -22,6 +22,10 @@ struct monitor
   bool v1;
   int memory_fd;
   int events_fd; /* memory.events.local, polled for POLLPRI; -1 without */
+  /* cgroup v1: the v1 pids directory (borrowed, -1: none), whose
+   * pids.events and pids.max each snapshot adds (v2 reads them from
+   * cgroup_fd). */
+  int pids_fd;
   bool have_baseline, have_last, have_fullest;
   struct cg_snapshot baseline;
   struct cg_snapshot last;    /* the latest read */
@@ -31,9 +35,15 @@ struct monitor
   /* memory.oom.group emulated on cgroup v1 (monitor_emulate_oom_group):
    * freezer_fd is then the v1 freezer directory (owned, -1: none), and
    * group_killed says the monitor killed the container's tasks after the
-   * first OOM kill counted in it. */
+   * first OOM kill counted in it; group_left counts the tasks still alive
+   * in it just before that kill (0: the OOM kill had left nothing). */
   bool emulate_oom_group, group_killed;
+  unsigned group_left;
   int freezer_fd;
+  /* C's own oom_kill as the previous read had it: a notification's kill
+   * must be newer than that (v1 notifies every cgroup below the one whose
+   * limit ran out, so a parent's OOM wakes C too). */
+  uint64_t kills_seen;
 };
 
 /* Take the baseline.  cgroup_fd may be -1 (no cgroup2): the monitor is then

@@ -23,8 +23,9 @@
 #include "cgroup/cgroup.h"
 #include "cgroup/cgroup_files.h"
 #include "common/error.h"
-#include "verdict/kmsg.h"
-#include "verdict/monitor.h"
+#include "evidence/kmsg_reader.h"
+#include "evidence/mark.h"
+#include "evidence/monitor.h"
 #include "verdict/verdict.h"
 
 /* What the watcher persisted (the file is rewritten atomically). */
@@ -43,6 +44,8 @@ struct watcher_record
   /* cgroup v1: the watcher killed the container's tasks after an OOM kill
    * in it, emulating memory.oom.group (monitor_emulate_oom_group). */
   bool oom_group_emulated;
+  /* ... and how many tasks it found alive to kill (0: none were left). */
+  unsigned oom_group_left;
 };
 
 int watcher_record_write (int dirfd, const char *name, const struct watcher_record *r,
@@ -102,10 +105,10 @@ struct watcher_policy
   /* Where the record goes (not taken). */
   int dirfd;
   const char *name;
-  /* podman's <bundle>/oom, created (verdict_mark_oom) the moment the
+  /* podman's <bundle>/oom, created (mark_oom) the moment the
    * counters prove the container itself was OOM-killed; -1: none. */
   int bundle_fd;
-  /* Kubernetes' termination-log, written (verdict_mark_termination_log)
+  /* Kubernetes' termination-log, written (mark_termination_log)
    * at the same moment; 0 (left out) or -1: none (the watcher's fds 0-2
    * are /dev/null). */
   int termination_log_fd;
@@ -118,9 +121,21 @@ struct watcher_policy
   int stop_fd;
   bool (*stop) (int fd, void *arg);
   void *arg;
-  /* init's pidfd, for its exit and its status (-1: none). */
+  /* init's pidfd, for its exit and its status (-1: none), and its pid as
+   * the caller sees it (0: unknown), for the kernel log's victims. */
   int init_pidfd;
+  int64_t init_pid;
+  /* The runtime's record of the signals it sent, read from DIRFD: < 0 when
+   * unreadable.  NULL: not seen (an OCI hook), which is not "none sent". */
+  int (*signals) (int dirfd, uint64_t *sent);
 };
+
+/* The watcher holds LOCK_NAME in DIRFD (watcher_policy.lock_fd, flock'ed)
+ * until it has written its last record.  watcher_running: it holds it
+ * now.  watcher_wait_done: wait for it to let go, at most TIMEOUT_MS;
+ * true when it did (or there is nothing to wait for). */
+bool watcher_running (int dirfd, const char *lock_name);
+bool watcher_wait_done (int dirfd, const char *lock_name, int timeout_ms);
 
 /* Write the first record (the baseline: a container that dies at once
  * still has one), fork the watcher fully detached and wait (bounded) until

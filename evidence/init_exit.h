@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* init followed through a pidfd by a watcher that is not its parent: when
  * it exits, and, where the kernel keeps it (common/pidfd.h), its wait status
- * once reaped.  Used by the detached watcher (verdict/watcher.c), for the
+ * once reaped.  Used by the detached watcher (evidence/watcher.c), for the
  * runtime and the hook alike. */
 #ifndef SHIM_INIT_EXIT_H
 #define SHIM_INIT_EXIT_H
 
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "evidence/taskstats.h"
 
 struct init_exit
 {
@@ -17,10 +20,23 @@ struct init_exit
   bool done;          /* nothing more to learn from the pidfd */
   bool known;         /* status is init's wait status */
   int status;
+  /* Where the pidfd keeps no status: the kernel's taskstats record of
+   * init's exit (ts.fd -1: not listening). */
+  struct taskstats_watch ts;
 };
 
 /* PIDFD: init's, opened while it lived (not taken; -1 for none). */
 void init_exit_init (struct init_exit *ie, int pidfd);
+
+/* Listen for the exit of init, PID in the initial pid namespace, through
+ * taskstats: on a kernel whose pidfds keep no status (before 6.15), and
+ * with BEFORE_REAP on every kernel.  A pidfd gives the status only once
+ * init is reaped, and a subreaper writes its own exit record the moment
+ * it reaps (conmon, for podman); taskstats has the status at the exit,
+ * before the reaper can have it.  Before init can exit; where this
+ * process cannot listen (taskstats.h), the status comes from the pidfd
+ * or stays unknown. */
+void init_exit_listen (struct init_exit *ie, int64_t pid, bool before_reap);
 
 /* The entry for the watcher's poll set, and the poll timeout to use: once
  * init is gone the cgroup is re-read every second, because the kernel can

@@ -2,13 +2,14 @@
 /* The watcher's record (record.json): its snapshots, the surviving
  * ancestor's counters, whether it saw the end, init's status when the
  * kernel told it, and what the kernel log said. */
-#include "verdict/watcher.h"
+#include "evidence/watcher.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "common/json.h"
 #include "common/util.h"
+#include "evidence/kmsg_evidence.h"
 
 static int
 gen_snap (yajl_gen g, const char *key, bool have, const struct cg_snapshot *s, shim_error_t *err)
@@ -39,6 +40,7 @@ watcher_record_write (int dirfd, const char *name, const struct watcher_record *
       || gen_snap (g, "ancestor_final", r->have_ancestor_final, &r->ancestor_final, err) < 0
       || !json_str (g, "kmsg") || kmsg_evidence_gen (g, &r->kmsg, err) < 0
       || !json_kv_bool (g, "oom_group_emulated", r->oom_group_emulated)
+      || !json_kv_int (g, "oom_group_left", r->oom_group_left)
       || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
     return shim_error_plain (err, ENOMEM, "watch record `%s`", name);
@@ -63,7 +65,7 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
   cleanup_free char *json = NULL;
   cleanup_yajl_val yajl_val root = NULL;
   const char *ended[] = { "ended", NULL }, *status[] = { "status", NULL }, *kmsg[] = { "kmsg", NULL };
-  const char *emulated[] = { "oom_group_emulated", NULL };
+  const char *emulated[] = { "oom_group_emulated", NULL }, *left[] = { "oom_group_left", NULL };
   yajl_val st, k;
   char ebuf[256];
 
@@ -84,6 +86,9 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
   out->ended = YAJL_IS_TRUE (yajl_tree_get (root, ended, yajl_t_any));
   /* Absent in an older watcher's record: it emulated nothing. */
   out->oom_group_emulated = YAJL_IS_TRUE (yajl_tree_get (root, emulated, yajl_t_any));
+  k = yajl_tree_get (root, left, yajl_t_any);
+  if (k && YAJL_IS_INTEGER (k) && YAJL_GET_INTEGER (k) > 0 && YAJL_GET_INTEGER (k) <= UINT32_MAX)
+    out->oom_group_left = (unsigned) YAJL_GET_INTEGER (k);
   st = yajl_tree_get (root, status, yajl_t_any);
   if (st && YAJL_IS_INTEGER (st))
     {

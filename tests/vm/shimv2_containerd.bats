@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# containerd 1.6 (Debian's) with our own shim v2, containerd-shim-shim-v2
+# (runtime io.containerd.shim.v2, found on containerd's PATH), through
+# `ctr run --runtime io.containerd.shim.v2`, on the example rootfs
+# (`--rootfs`, or a spec from `ctr oci spec` edited with jq, `--config`):
+# the exit code, the output, and `ctr events`: /tasks/oom exactly when the
+# verdict says oom_killed true (and before /tasks/exit), none for a child
+# OOM-killed while init lived on, none for `ctr task kill -s SIGKILL`.
+
+load helpers
+load engine_helpers
+
+RT=io.containerd.shim.v2
+
+# R ARGS...: ctr run with our shim.
+R() {
+  C run --runtime "$RT" "$@"
+}
+
+# spec ID JQ_FILTER: ctr's default spec on the example rootfs, in the cgroup
+# /shimtest/ID, edited by JQ_FILTER, as $BATS_TEST_TMPDIR/ID.json.
+spec() {
+  ctr oci spec | jq --arg r "$ROOTFS" --arg id "$1" \
+    '.root.path = $r | .linux.cgroupsPath = "/shimtest/" + $id | '"$2" >"$BATS_TEST_TMPDIR/$1.json"
+}
+
+# events_done ID: the container's events are all in $EVENTS (the shim sends
+# them in order, /tasks/delete last).
+events_done() {
+  engine_wait_for_text "$EVENTS" "/tasks/delete {\"container_id\":\"$1\""
+}
+
+# event_line TOPIC ID: the line number of the event in $EVENTS, or nothing.
+event_line() {
+  grep -nF "$1 {\"container_id\":\"$2\"" "$EVENTS" | head -n 1 | cut -d: -f1
+}
+
+# exit_status_of ID: exit_status of the container's /tasks/exit (protobuf
+# leaves a 0 out of the JSON).
+exit_status_of() {
+  grep -F "/tasks/exit {\"container_id\":\"$1\"" "$EVENTS" | head -n 1 | sed 's/^[^{]*//' | jq '.exit_status // 0'
+}
+
+# verdict_of ID: the verdict the shim logged for ID (containerd's log has
+# the shim's).
+verdict_of() {
+  engine_wait_for_text "$ENGINE_DIR/containerd.log" "verdict $1: {" >/dev/null
+  grep -F "verdict $1: {" "$ENGINE_DIR/containerd.log" | head -n 1 | sed 's/.*msg="verdict [^:]*: //; s/"$//; s/\\"/"/g'
+}
+
+# no_shim_left: every shim daemon of ours has ended (after Shutdown).
+no_shim_left() {
+  [ -z "$(pgrep -f containerd-shim-shim-v2)" ]
+}
+
+setup_file() {
+  require_cgroup2_memory
+  engine_setup
+  export PATH=$ROOT_DIR:$PATH
+  containerd_start
+}
+
+teardown_file() {
+  engine_teardown
+}
+
+setup() {
+  require_cgroup2_memory
+  containerd_events_start
+}
+
+teardown() {
+  containerd_events_stop
+  containerd_rm_containers shimtest
+  wait_for_cmd 300 no_shim_left || { pgrep -af containerd-shim-shim-v2 >&2; return 1; }
+  containerd_assert_no_cgroups
+  local left
+  left=$(find /run/containerd/shim-shim-v2/shimtest /run/containerd/s -mindepth 1 2>/dev/null)
+  if [ -n "$left" ]; then
+    echo "state or sockets left behind: $left" >&2
+    return 1
+  fi
+}
+
+@test "shim v2: ctr run --rm: output, exit code, /tasks/exit, no /tasks/oom, the verdict in the log" {
+  run R --rm --rootfs "$ROOTFS" hello /bin/sh -c 'echo "hello from pid 1 $(cat /proc/1/comm)"; exit 3'
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [ "$output" = "hello from pid 1 sh" ]
+  events_done hello
+  [ "$(exit_status_of hello)" = 3 ]
+  [ -z "$(event_line /tasks/oom hello)" ]
+  verdict=$(verdict_of hello)
+  echo "$verdict"
+  [ "$(v .reason)" = Exited ]
+  [ "$(v .exit_code)" = 3 ]
+}
+
+@test "shim v2: a memory hog: /tasks/oom, then /tasks/exit 137, verdict OOMKilled" {
+  spec hog '.linux.resources.memory.limit = 67108864 | .process.args = ["/bin/memhog", "-s", "8", "-n", "256"]'
+  run R --rm --config "$BATS_TEST_TMPDIR/hog.json" hog
+  echo "$output"
+  [ "$status" -eq 137 ]
+  events_done hog
+  [ "$(exit_status_of hog)" = 137 ]
+  local oom exit
+  oom=$(event_line /tasks/oom hog)
+  exit=$(event_line /tasks/exit hog)
+  [ -n "$oom" ]
+  [ "$oom" -lt "$exit" ]
+  verdict=$(verdict_of hog)
+  [ "$(v .reason)" = OOMKilled ]
+  [ "$(v .oom_killed)" = true ]
+}
+
+@test "shim v2: a child OOM-killed while init lives, then exit 0: no /tasks/oom" {
+  spec child '.linux.resources.memory.limit = 67108864 | .linux.resources.unified = {"memory.oom.group": "0"}
+    | .process.args = ["/bin/sh", "-c", "/bin/memhog -s 8 -n 256; echo init lives on; exit 0"]'
+  run R --rm --config "$BATS_TEST_TMPDIR/child.json" child
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"init lives on"* ]]
+  events_done child
+  [ "$(exit_status_of child)" = 0 ]
+  [ -z "$(event_line /tasks/oom child)" ]
+  verdict=$(verdict_of child)
+  echo "$verdict"
+  [ "$(v .oom_killed)" = false ]
+  # The kernel did kill the child: the verdict knows, and still says init
+  # was not OOM-killed.
+  [ "$(v .oom.kills)" -ge 1 ]
+}
+
+@test "shim v2: ctr task pause, resume, kill -s SIGKILL: exit 137, no /tasks/oom; Exec is Unimplemented" {
+  R --rootfs "$ROOTFS" victim /bin/sleep 600 </dev/null >"$BATS_TEST_TMPDIR/victim.out" 2>&1 &
+  local pid=$!
+  wait_for_cmd 600 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^victim +[0-9]+ +RUNNING'"
+  run C tasks exec --exec-id e1 victim /bin/true
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"not implemented"* ]]
+  run C tasks ps victim
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | awk 'NR > 1 { n++ } END { print n }')" -eq 1 ]
+  run C tasks pause victim
+  [ "$status" -eq 0 ]
+  run C tasks ls
+  [[ "$output" == *"victim"*"PAUSED"* ]]
+  run C tasks resume victim
+  [ "$status" -eq 0 ]
+  run C tasks ls
+  [[ "$output" == *"victim"*"RUNNING"* ]]
+  [ -n "$(event_line /tasks/paused victim)" ]
+  [ -n "$(event_line /tasks/resumed victim)" ]
+  run C tasks kill -s SIGKILL victim
+  [ "$status" -eq 0 ]
+  # ctr run's own exit status (a job of this shell: `run` cannot wait).
+  local rc=0
+  wait "$pid" || rc=$?
+  cat "$BATS_TEST_TMPDIR/victim.out"
+  [ "$rc" -eq 137 ]
+  run C tasks delete victim
+  run C containers delete victim
+  [ "$status" -eq 0 ]
+  events_done victim
+  [ "$(exit_status_of victim)" = 137 ]
+  [ -z "$(event_line /tasks/oom victim)" ]
+  verdict=$(verdict_of victim)
+  [ "$(v .reason)" = Killed ]
+  [ "$(v .oom_killed)" = false ]
+}
+
+@test "shim v2: a shim killed with SIGKILL: containerd's delete cleans up (137), nothing left" {
+  run R -d --rootfs "$ROOTFS" crash /bin/sleep 600
+  [ "$status" -eq 0 ]
+  wait_for_cmd 600 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^crash +[0-9]+ +RUNNING'"
+  local shim
+  # The daemon, the oldest of the processes with its command line (the
+  # watcher is forked from it later, and keeps it).
+  shim=$(pgrep -o -f 'containerd-shim-shim-v2 .*-id crash ')
+  [ -n "$shim" ]
+  kill -KILL "$shim"
+  # containerd sees the shim go, runs `containerd-shim-shim-v2 delete`,
+  # and publishes the exit that delete reported.
+  engine_wait_for_text "$EVENTS" '/tasks/exit {"container_id":"crash"' 600
+  [ "$(exit_status_of crash)" = 137 ]
+  [ -z "$(event_line /tasks/oom crash)" ]
+  run C containers delete crash
+  [ "$status" -eq 0 ]
+  [ ! -e "$CGROOT/shimtest/crash" ]
+}
