@@ -143,7 +143,16 @@ nested_only() {
   [ "$(hv "$id" .oom.scope)" = null ]
   [ "$(hv "$id" .reason)" = Killed ]
   [ "$(hv "$id" .exit_code)" = 137 ]
-  [[ "$(hv "$id" .message)" == *"was killed by SIGKILL from the runtime or outside it"*"(not an OOM kill: the "*" OOM kills counted were in nested cgroups with their own limits)"* ]]
+  # The kernel counts the group's victim once more in the member scan,
+  # unless its mm is already gone by then: 1 or 2 kills, each said its way.
+  local n counted
+  n=$(hv "$id" .oom.nested_kills)
+  if [ "$n" -eq 1 ]; then
+    counted="the one OOM kill counted was in a nested cgroup with its own limit"
+  else
+    counted="the $n OOM kills counted were in nested cgroups with their own limits"
+  fi
+  [[ "$(hv "$id" .message)" == *"was killed by SIGKILL from the runtime or outside it"*"(not an OOM kill: $counted)"* ]]
   [ ! -e "$BATS_TEST_TMPDIR/$id/oom" ]
 }
 
