@@ -29,7 +29,8 @@ HOOKSDIR ?= $(DATADIR)/containers/oci/hooks.d
 CC ?= gcc
 PKGS := yajl libseccomp libcap libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libsystemd's headers only: common/sdlib.c loads it when it is needed.
+PKG_LIBS := $(shell pkg-config --libs $(filter-out libsystemd,$(PKGS)) 2>/dev/null)
 CFLAGS ?= -O2 -g
 SHIM_CPPFLAGS := -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 SHIM_CFLAGS := -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)

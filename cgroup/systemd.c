@@ -6,6 +6,7 @@
  * for the job.  Every call and every wait is bounded. */
 #include "cgroup/cgroup_internal.h"
 #include "common/log.h"
+#include "common/sdlib.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,32 +24,38 @@
 /* runc waits 30 s for systemd's job; so do we. */
 #define JOB_TIMEOUT_USEC (30ULL * 1000000ULL)
 
+/* libsystemd, loaded by bus_open: nothing below calls into it before. */
+static const struct sdlib *sd;
+
 static void
 cleanup_bus_fn (sd_bus **b)
 {
   if (*b)
-    sd_bus_flush_close_unref (*b);
+    sd->bus_flush_close_unref (*b);
 }
 #define cleanup_bus __attribute__ ((cleanup (cleanup_bus_fn)))
 
 static void
 cleanup_msg_fn (sd_bus_message **m)
 {
-  sd_bus_message_unref (*m);
+  if (*m)
+    sd->bus_message_unref (*m);
 }
 #define cleanup_msg __attribute__ ((cleanup (cleanup_msg_fn)))
 
 static void
 cleanup_slot_fn (sd_bus_slot **s)
 {
-  sd_bus_slot_unref (*s);
+  if (*s)
+    sd->bus_slot_unref (*s);
 }
 #define cleanup_slot __attribute__ ((cleanup (cleanup_slot_fn)))
 
 static void
 cleanup_bus_error_fn (sd_bus_error *e)
 {
-  sd_bus_error_free (e);
+  if (sd)
+    sd->bus_error_free (e);
 }
 #define cleanup_bus_error __attribute__ ((cleanup (cleanup_bus_error_fn)))
 
@@ -58,7 +64,7 @@ static int
 bus_fail (shim_error_t *err, int r, const sd_bus_error *e, const char *what, const char *unit)
 {
   errno = -r;
-  if (e && sd_bus_error_is_set (e))
+  if (e && sd->bus_error_is_set (e))
     return shim_error_plain (err, -r, "systemd: %s `%s`: %s", what, unit, e->message ? e->message : e->name);
   return shim_error_errno (err, "systemd: %s `%s`", what, unit);
 }
@@ -79,17 +85,19 @@ bus_open (sd_bus **out, shim_error_t *err)
   sd_bus *b = NULL;
   int r;
 
-  if (geteuid () == 0 && sd_bus_new (&b) >= 0)
+  if (sd == NULL && (sd = sdlib_load (err)) == NULL)
+    return shim_error_prefix (err, "systemd");
+  if (geteuid () == 0 && sd->bus_new (&b) >= 0)
     {
-      if (sd_bus_set_address (b, "unix:path=/run/systemd/private") >= 0 && sd_bus_start (b) >= 0)
+      if (sd->bus_set_address (b, "unix:path=/run/systemd/private") >= 0 && sd->bus_start (b) >= 0)
         {
           *out = b;
           return 0;
         }
-      sd_bus_unref (b);
+      sd->bus_unref (b);
       b = NULL;
     }
-  r = sd_bus_open_system (&b);
+  r = sd->bus_open_system (&b);
   if (r < 0)
     {
       errno = -r;
@@ -113,7 +121,7 @@ on_job_removed (sd_bus_message *m, void *userdata, sd_bus_error *e)
   uint32_t id;
 
   (void) e;
-  if (sd_bus_message_read (m, "uoss", &id, &path, &unit, &result) < 0)
+  if (sd->bus_message_read (m, "uoss", &id, &path, &unit, &result) < 0)
     return 0;
   if (w->path && strcmp (path, w->path) == 0)
     snprintf (w->result, sizeof w->result, "%s", result);
@@ -150,23 +158,23 @@ call_job (const char *method, const char *unit,
     return -1;
   /* The match before the call: the job may end before the reply is read
    * (queued signals are dispatched below, once the job's path is known). */
-  r = sd_bus_match_signal (bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
+  r = sd->bus_match_signal (bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
   if (r < 0)
     return bus_fail (err, r, NULL, "watch the jobs for", unit);
-  r = sd_bus_call_method (bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, NULL, "");
+  r = sd->bus_call_method (bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, NULL, "");
   if (r < 0)
-    sd_bus_error_free (&e); /* the private socket sends signals anyway */
-  r = sd_bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, method);
+    sd->bus_error_free (&e); /* the private socket sends signals anyway */
+  r = sd->bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, method);
   if (r < 0 || (r = append (m, arg)) < 0)
     return bus_fail (err, r, NULL, method, unit);
-  r = sd_bus_call (bus, m, JOB_TIMEOUT_USEC, &e, &reply);
+  r = sd->bus_call (bus, m, JOB_TIMEOUT_USEC, &e, &reply);
   if (r < 0)
     {
-      if (no_unit_ok && (sd_bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit")))
+      if (no_unit_ok && (sd->bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit")))
         return 0;
       return bus_fail (err, r, &e, method, unit);
     }
-  r = sd_bus_message_read (reply, "o", &job);
+  r = sd->bus_message_read (reply, "o", &job);
   if (r < 0)
     return bus_fail (err, r, NULL, method, unit);
   w.path = job;
@@ -174,7 +182,7 @@ call_job (const char *method, const char *unit,
   while (w.result[0] == '\0')
     {
       uint64_t now = now_usec ();
-      r = sd_bus_process (bus, NULL);
+      r = sd->bus_process (bus, NULL);
       if (r < 0)
         return bus_fail (err, r, NULL, "wait for the job of", unit);
       if (r > 0)
@@ -182,7 +190,7 @@ call_job (const char *method, const char *unit,
       if (now >= deadline)
         return shim_error_plain (err, ETIMEDOUT, "systemd: %s `%s`: the job did not finish in 30 s",
                                  method, unit);
-      r = sd_bus_wait (bus, deadline - now);
+      r = sd->bus_wait (bus, deadline - now);
       if (r < 0)
         return bus_fail (err, r, NULL, "wait for the job of", unit);
     }
@@ -212,31 +220,31 @@ append_resources (sd_bus_message *m, const struct cgroup_resources *r)
   if (r == NULL)
     return 0;
   if (r->has_memory_limit)
-    ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "MemoryMax", "t", limit_of (r->memory_limit));
+    ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemoryMax", "t", limit_of (r->memory_limit));
   if (r->has_memory_reservation)
     ret = ret < 0 ? ret
-                  : sd_bus_message_append (m, "(sv)", "MemoryLow", "t", limit_of (r->memory_reservation));
+                  : sd->bus_message_append (m, "(sv)", "MemoryLow", "t", limit_of (r->memory_reservation));
   /* OCI's swap is memory + swap; systemd's MemorySwapMax is swap alone. */
   if (r->has_memory_swap && r->has_memory_limit && r->memory_swap >= 0 && r->memory_limit >= 0
       && r->memory_swap >= r->memory_limit)
     ret = ret < 0 ? ret
-                  : sd_bus_message_append (m, "(sv)", "MemorySwapMax", "t",
+                  : sd->bus_message_append (m, "(sv)", "MemorySwapMax", "t",
                                            (uint64_t) (r->memory_swap - r->memory_limit));
   else if (r->has_memory_swap && r->memory_swap < 0)
-    ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "MemorySwapMax", "t", UNLIMITED);
+    ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemorySwapMax", "t", UNLIMITED);
   /* A limit without swap: none, as the v2 manager writes memory.swap.max
    * (else the kernel swaps instead of reaching the limit); said to systemd
    * too, so that it does not put `max` back when it applies its properties
    * again (daemon-reload). */
   else if (!r->has_memory_swap && r->has_memory_limit && r->memory_limit > 0)
-    ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "MemorySwapMax", "t", (uint64_t) 0);
+    ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemorySwapMax", "t", (uint64_t) 0);
   if (r->has_pids_limit)
     ret = ret < 0 ? ret
-                  : sd_bus_message_append (m, "(sv)", "TasksMax", "t",
+                  : sd->bus_message_append (m, "(sv)", "TasksMax", "t",
                                            r->pids_limit <= 0 ? UNLIMITED : (uint64_t) r->pids_limit);
   if (r->has_cpu_shares && r->cpu_shares > 0)
     ret = ret < 0 ? ret
-                  : sd_bus_message_append (m, "(sv)", "CPUWeight", "t",
+                  : sd->bus_message_append (m, "(sv)", "CPUWeight", "t",
                                            (uint64_t) cgroup_cpu_shares_to_weight (r->cpu_shares));
   if (r->has_cpu_quota)
     {
@@ -250,14 +258,14 @@ append_resources (sd_bus_message *m, const struct cgroup_resources *r)
           if (per_sec % 10000)
             per_sec = (per_sec / 10000 + 1) * 10000;
         }
-      ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "CPUQuotaPerSecUSec", "t", per_sec);
+      ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "CPUQuotaPerSecUSec", "t", per_sec);
       if (r->has_cpu_period && r->cpu_period > 0)
-        ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "CPUQuotaPeriodUSec", "t", period);
+        ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "CPUQuotaPeriodUSec", "t", period);
     }
   if (r->has_blkio_weight && r->blkio_weight > 0)
     {
       uint64_t w = cgroup_blkio_weight_to_io (r->blkio_weight);
-      ret = ret < 0 ? ret : sd_bus_message_append (m, "(sv)", "IOWeight", "t", w);
+      ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "IOWeight", "t", w);
     }
   return ret;
 }
@@ -275,18 +283,18 @@ append_start (sd_bus_message *m, const void *arg)
   const struct scope_args *a = arg;
   int r;
 
-  if ((r = sd_bus_message_append (m, "ss", a->unit, "fail")) < 0
-      || (r = sd_bus_message_open_container (m, 'a', "(sv)")) < 0
-      || (r = sd_bus_message_append (m, "(sv)", "Description", "s", a->description)) < 0
-      || (a->slice[0] && (r = sd_bus_message_append (m, "(sv)", "Slice", "s", a->slice)) < 0)
-      || (r = sd_bus_message_append (m, "(sv)", "Delegate", "b", 1)) < 0
-      || (r = sd_bus_message_append (m, "(sv)", "DefaultDependencies", "b", 0)) < 0
-      || (r = sd_bus_message_append (m, "(sv)", "MemoryAccounting", "b", 1)) < 0
-      || (r = sd_bus_message_append (m, "(sv)", "TasksAccounting", "b", 1)) < 0
-      || (r = sd_bus_message_append (m, "(sv)", "PIDs", "au", 1, (uint32_t) a->pid)) < 0
-      || (r = append_resources (m, a->r)) < 0 || (r = sd_bus_message_close_container (m)) < 0)
+  if ((r = sd->bus_message_append (m, "ss", a->unit, "fail")) < 0
+      || (r = sd->bus_message_open_container (m, 'a', "(sv)")) < 0
+      || (r = sd->bus_message_append (m, "(sv)", "Description", "s", a->description)) < 0
+      || (a->slice[0] && (r = sd->bus_message_append (m, "(sv)", "Slice", "s", a->slice)) < 0)
+      || (r = sd->bus_message_append (m, "(sv)", "Delegate", "b", 1)) < 0
+      || (r = sd->bus_message_append (m, "(sv)", "DefaultDependencies", "b", 0)) < 0
+      || (r = sd->bus_message_append (m, "(sv)", "MemoryAccounting", "b", 1)) < 0
+      || (r = sd->bus_message_append (m, "(sv)", "TasksAccounting", "b", 1)) < 0
+      || (r = sd->bus_message_append (m, "(sv)", "PIDs", "au", 1, (uint32_t) a->pid)) < 0
+      || (r = append_resources (m, a->r)) < 0 || (r = sd->bus_message_close_container (m)) < 0)
     return r;
-  return sd_bus_message_append (m, "a(sa(sv))", 0);
+  return sd->bus_message_append (m, "a(sa(sv))", 0);
 }
 
 int
@@ -301,7 +309,7 @@ cgroup_systemd_start_scope (const char *unit, const char *slice, pid_t pid,
 static int
 append_stop (sd_bus_message *m, const void *arg)
 {
-  return sd_bus_message_append (m, "ss", (const char *) arg, "replace");
+  return sd->bus_message_append (m, "ss", (const char *) arg, "replace");
 }
 
 int
@@ -320,12 +328,12 @@ cgroup_systemd_set_properties (const char *unit, const struct cgroup_resources *
 
   if (bus_open (&bus, err) < 0)
     return -1;
-  ret = sd_bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "SetUnitProperties");
-  if (ret < 0 || (ret = sd_bus_message_append (m, "sb", unit, 1)) < 0
-      || (ret = sd_bus_message_open_container (m, 'a', "(sv)")) < 0 || (ret = append_resources (m, r)) < 0
-      || (ret = sd_bus_message_close_container (m)) < 0)
+  ret = sd->bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "SetUnitProperties");
+  if (ret < 0 || (ret = sd->bus_message_append (m, "sb", unit, 1)) < 0
+      || (ret = sd->bus_message_open_container (m, 'a', "(sv)")) < 0 || (ret = append_resources (m, r)) < 0
+      || (ret = sd->bus_message_close_container (m)) < 0)
     return bus_fail (err, ret, NULL, "SetUnitProperties", unit);
-  ret = sd_bus_call (bus, m, JOB_TIMEOUT_USEC, &e, NULL);
+  ret = sd->bus_call (bus, m, JOB_TIMEOUT_USEC, &e, NULL);
   if (ret < 0)
     return bus_fail (err, ret, &e, "SetUnitProperties", unit);
   return 0;

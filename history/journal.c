@@ -3,6 +3,7 @@
  * fields, so that `journalctl SHIM_OOM_KILLED=true` lists the OOM kills.
  * (No common/log.h here: its LOG_* names are syslog.h's too.) */
 #include "history/history.h"
+#include "common/sdlib.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+/* Where sd_journal_sendv sends. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 int
 history_journal_priority (const struct verdict *v)
@@ -126,11 +130,18 @@ history_journal_fields_free (char **f, size_t n)
 int
 history_journal_send (const struct history_event *e, const char *ident, shim_error_t *err)
 {
+  const struct sdlib *sd;
   char **f = NULL;
   struct iovec *iov;
   size_t n = 0;
   int r;
 
+  /* No journald, nothing to tell: not worth loading libsystemd to learn
+   * that from sd_journal_sendv. */
+  if (access (JOURNAL_SOCKET, F_OK) < 0)
+    return 0;
+  if ((sd = sdlib_load (err)) == NULL)
+    return shim_error_prefix (err, "journal");
   if (history_journal_fields (e, ident, &f, &n) < 0)
     return shim_error_errno (err, "journal fields");
   iov = calloc (n, sizeof (*iov));
@@ -141,7 +152,7 @@ history_journal_send (const struct history_event *e, const char *ident, shim_err
     }
   for (size_t i = 0; i < n; i++)
     iov[i] = (struct iovec){ .iov_base = f[i], .iov_len = strlen (f[i]) };
-  r = sd_journal_sendv (iov, (int) n);
+  r = sd->journal_sendv (iov, (int) n);
   free (iov);
   history_journal_fields_free (f, n);
   /* No journald (its socket missing or refusing): nothing to tell, and

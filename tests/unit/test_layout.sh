@@ -8,7 +8,8 @@
 #   - no dup() (its copy lacks O_CLOEXEC);
 #   - every global symbol carries its module's prefix;
 #   - verdict/ calls nothing that does I/O;
-#   - no two object files call each other (no two-way dependency).
+#   - no two object files call each other (no two-way dependency);
+#   - no binary is linked against libsystemd (common/sdlib.c loads it).
 # Run from anywhere after `make`; objects are read with nm.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -133,6 +134,18 @@ two_way=$(
 )
 mapfile -t bad < <(printf '%s' "$two_way" | sed '/^$/d')
 check "no two object files depend on each other" "${bad[@]}"
+
+# Linked, libsystemd and the libraries it pulls in are loaded at every start
+# of every command; common/sdlib.c loads it when one needs it.
+bad=()
+for b in shim shim-oom-hook containerd-shim-shim-v2; do
+	if [ ! -e "$b" ]; then
+		bad+=("$b: not built")
+	elif readelf -d "$b" | grep -q 'NEEDED.*libsystemd'; then
+		bad+=("$b: linked against libsystemd")
+	fi
+done
+check "no binary is linked against libsystemd" "${bad[@]}"
 
 echo "1..$n"
 exit $fail
