@@ -116,9 +116,13 @@ struct watcher_policy
    * hook's flock'ed watcher.lock); -1: none. */
   int lock_fd;
   /* Besides the cgroup's end: the watcher ends at once, without a last
-   * record, when STOP_FD (-1: none) is readable and STOP (stop_fd, ARG)
-   * says so (`delete` removed the state: there is no one left to tell). */
-  int stop_fd;
+   * record, when the fd STOP_OPEN (DIRFD, &GONE) gave (-1: none) is
+   * readable and STOP (fd, ARG) says so, or when STOP_OPEN set GONE
+   * (`delete` removed the state: there is no one left to tell).  The
+   * watcher calls STOP_OPEN itself, once detached: the caller is spared
+   * the fd's close, which for an inotify instance with a watch waits for
+   * an SRCU grace period in the kernel.  NULL: no such end. */
+  int (*stop_open) (int dirfd, bool *gone);
   bool (*stop) (int fd, void *arg);
   void *arg;
   /* init's pidfd, for its exit and its status (-1: none), and its pid as
@@ -138,8 +142,9 @@ bool watcher_running (int dirfd, const char *lock_name);
 bool watcher_wait_done (int dirfd, const char *lock_name, int timeout_ms);
 
 /* Write the first record (the baseline: a container that dies at once
- * still has one), fork the watcher fully detached and wait (bounded) until
- * it says it runs.  An error when it could not be started: then the record
+ * still has one), listen for init's exit where taskstats is needed, and
+ * fork the watcher fully detached (a double fork: its intermediate is
+ * reaped here).  An error when it could not be started: then the record
  * is removed again, so that nobody reads a watcher that never ran as one
  * that saw nothing.  W is released either way. */
 int watcher_spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err);

@@ -143,7 +143,6 @@ spawn_watcher (int cgfd, int memfd, int cfd, int bundle_fd, const char *id, cons
                               .name = HOOK_RECORD,
                               .bundle_fd = bundle_fd,
                               .lock_fd = -1,
-                              .stop_fd = -1,
                               .init_pidfd = init_pidfd,
                               .init_pid = init_pid };
 

@@ -204,9 +204,11 @@ has_hooks (const struct shim_config *cfg, enum shim_hook_stage s)
 /* The watcher ends with the state dir too, whatever the cgroup says:
  * `delete` may come before the kernel tells us the cgroup emptied.  An
  * inotify fd that sees removals in the state dir, or -1 (the watcher then
- * ends with the cgroup only). */
+ * ends with the cgroup only), opened by the watcher itself (its
+ * watcher_policy.stop_open); *GONE when a `delete` came before the
+ * watch. */
 static int
-state_delete_watch (int dirfd)
+state_delete_watch (int dirfd, bool *gone)
 {
   int ino = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
   char self[64];
@@ -217,6 +219,7 @@ state_delete_watch (int dirfd)
       close (ino);
       ino = -1;
     }
+  *gone = faccessat (dirfd, STATE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
   return ino;
 }
 
@@ -328,7 +331,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
   if (o->detach)
     {
       cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      cleanup_close int ino = -1, lock = -1;
+      cleanup_close int lock = -1;
       /* Opened now, on the host side, for the watcher to write in when it
        * sees the OOM kill. */
       cleanup_close int tlog = lifecycle_termination_log_open (cfg);
@@ -339,6 +342,7 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
                                   .bundle_fd = bfd,
                                   .termination_log_fd = tlog,
                                   .lock_fd = -1,
+                                  .stop_open = state_delete_watch,
                                   .stop = state_file_deleted,
                                   .init_pidfd = l->proc.pidfd,
                                   .init_pid = l->proc.pid,
@@ -348,7 +352,6 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
         return shim_error_errno (err, "remove the stale `%s/oom`", l->st.bundle);
       if (!l->watcher_armed)
         return 0;
-      p.stop_fd = ino = state_delete_watch (l->dirfd);
       p.lock_fd = lock = openat (l->dirfd, STATE_WATCHER_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
       if (lock < 0 || flock (lock, LOCK_EX | LOCK_NB) < 0)
         return shim_error_errno (err, "lock `%s` for the watcher", STATE_WATCHER_LOCK);

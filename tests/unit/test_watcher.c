@@ -111,7 +111,7 @@ test_spawn_ends_with_ancestor (void)
   struct fake f;
   struct watcher w;
   struct watcher_policy p = { .id = "w1", .memory_limit_enforced = true, .name = "record.json",
-                              .bundle_fd = -1, .stop_fd = -1, .init_pidfd = -1 };
+                              .bundle_fd = -1, .init_pidfd = -1 };
 
   fake_make (&f);
   p.dirfd = f.store;
@@ -159,7 +159,7 @@ test_spawn_failure (void)
   struct fake f;
   struct watcher w;
   struct watcher_policy p = { .id = "w2", .name = "record.json", .bundle_fd = -1, .lock_fd = -1,
-                              .stop_fd = -1, .init_pidfd = -1 };
+                              .init_pidfd = -1 };
 
   fake_make (&f);
   p.dirfd = f.store;
@@ -187,7 +187,7 @@ test_spawn_marks_oom (void)
   struct fake f;
   struct watcher w;
   struct watcher_policy p = { .id = "w3", .memory_limit_enforced = true, .name = "record.json",
-                              .stop_fd = -1, .init_pidfd = -1 };
+                              .init_pidfd = -1 };
 
   fake_make (&f);
   bundle = openat (f.parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
