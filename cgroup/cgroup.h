@@ -383,6 +383,8 @@ int cgroup_v1_proc_open (pid_t pid, const char *ctrl, int *fd, char **path, shim
  * linux.resources.unified sets it to "0" (v1 then leaves the survivors of
  * an OOM kill alone, as v2 does); "1", or no key, is the default, on. */
 bool cgroup_oom_group_off (const struct cgroup_resources *r);
+/* Whether linux.resources.unified sets memory.oom.group, to "0" or "1". */
+bool cgroup_oom_group_given (const struct cgroup_resources *r);
 /* The v1 freezer directory of CG, or -1 (none, or not the v1 manager).
  * Borrowed. */
 int cgroup_v1_freezer_dirfd (const struct cgroup *cg);

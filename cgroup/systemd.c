@@ -212,13 +212,32 @@ limit_of (int64_t v)
 
 /* The limits systemd has properties for, as runc sets them; the rest is
  * written to the cgroup's files afterwards (cgroup_v2 update). */
+/* memory.oom.group as systemd's own setting, OOMPolicy: on cgroup v2
+ * systemd writes memory.oom.group = (OOMPolicy == kill) each time it
+ * applies a unit's settings, so a value written behind its back goes back
+ * to 0 at the next daemon-reload (seen with systemd 252).  kill also has
+ * systemd stop the scope after any OOM kill in its tree, a nested
+ * cgroup's too (seen with 252: a nested cgroup's kill left the scope
+ * failed with result oom-kill); continue leaves the survivors alone.
+ * NULL: an update that does not set the key leaves it as it is. */
+static const char *
+oom_policy (const struct cgroup_resources *r)
+{
+  if (cgroup_oom_group_given (r))
+    return cgroup_oom_group_off (r) ? "continue" : "kill";
+  return r->update ? NULL : "kill";
+}
+
 static int
 append_resources (sd_bus_message *m, const struct cgroup_resources *r)
 {
+  const char *policy;
   int ret = 0;
 
   if (r == NULL)
     return 0;
+  if ((policy = oom_policy (r)) != NULL)
+    ret = sd->bus_message_append (m, "(sv)", "OOMPolicy", "s", policy);
   if (r->has_memory_limit)
     ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemoryMax", "t", limit_of (r->memory_limit));
   if (r->has_memory_reservation)
@@ -464,6 +483,24 @@ sd_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *er
  * SIGTERM and wait up to 90 s), then the unit stopped, which removes the
  * cgroup.  A scope systemd already removed (it stops a scope that
  * emptied, or someone ran `systemctl stop`) is no error. */
+/* A scope systemd stopped itself after an OOM kill (OOMPolicy=kill)
+ * stays loaded, failed, until reset: the container's end leaves no unit
+ * behind.  Resetting a unit that did not fail changes nothing. */
+static int
+reset_failed (const char *unit, shim_error_t *err)
+{
+  cleanup_bus sd_bus *bus = NULL;
+  cleanup_bus_error sd_bus_error e = SD_BUS_ERROR_NULL;
+  int r;
+
+  if (bus_open (&bus, err) < 0)
+    return -1;
+  r = sd->bus_call_method (bus, SD_DEST, SD_PATH, SD_MANAGER, "ResetFailedUnit", &e, NULL, "s", unit);
+  if (r < 0 && !sd->bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit"))
+    return bus_fail (err, r, &e, "ResetFailedUnit", unit);
+  return 0;
+}
+
 static int
 sd_destroy (struct cgroup *cg, shim_error_t *err)
 {
@@ -475,7 +512,9 @@ sd_destroy (struct cgroup *cg, shim_error_t *err)
         return shim_error_take (err, &tmp);
       shim_error_release (&tmp); /* removed meanwhile */
     }
-  return cgroup_systemd_stop_unit (cg->sd->unit, err);
+  if (cgroup_systemd_stop_unit (cg->sd->unit, err) < 0)
+    return -1;
+  return reset_failed (cg->sd->unit, err);
 }
 
 static int

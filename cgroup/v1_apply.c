@@ -445,6 +445,15 @@ oom_group_key (const struct util_kv *kv)
 }
 
 bool
+cgroup_oom_group_given (const struct cgroup_resources *r)
+{
+  for (size_t i = 0; r && i < r->n_unified; i++)
+    if (oom_group_key (&r->unified[i]))
+      return true;
+  return false;
+}
+
+bool
 cgroup_oom_group_off (const struct cgroup_resources *r)
 {
   for (size_t i = 0; r && i < r->n_unified; i++)

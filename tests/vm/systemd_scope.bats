@@ -85,6 +85,37 @@ assert_scope_gone() {
   assert_scope_gone
 }
 
+# systemd writes memory.oom.group = (OOMPolicy == kill) whenever it applies
+# a unit's settings, and a delegated scope's default policy is continue:
+# with the file written behind its back, a daemon-reload (every package
+# upgrade that ships a unit) put 0 back.
+@test "memory.oom.group survives a daemon-reload: OOMPolicy=kill, or continue for a unified \"0\"" {
+  ID=sd-reload
+  sd_bundle sleeper
+  shim_sd create --bundle "$BUNDLE" "$ID"
+  cg=$CGROOT/system.slice/shimtest-$ID.scope
+  [ "$(prop OOMPolicy)" = kill ]
+  [ "$(cat "$cg/memory.oom.group")" = 1 ]
+  systemctl daemon-reload
+  run cat "$cg/memory.oom.group"
+  [ "$status" -eq 0 ]
+  [ "$output" = 1 ]
+  shim_sd delete --force "$ID"
+  assert_scope_gone
+
+  ID=sd-reload0
+  sd_bundle sleeper '.linux.resources.unified = {"memory.oom.group": "0"}'
+  shim_sd create --bundle "$BUNDLE" "$ID"
+  cg=$CGROOT/system.slice/shimtest-$ID.scope
+  [ "$(prop OOMPolicy)" = continue ]
+  systemctl daemon-reload
+  run cat "$cg/memory.oom.group"
+  [ "$status" -eq 0 ]
+  [ "$output" = 0 ]
+  shim_sd delete --force "$ID"
+  assert_scope_gone
+}
+
 @test "run: a memory hog in the scope is OOMKilled, also when systemd removed the scope before run's last read" {
   ID=sd-hog
   sd_bundle memhog
