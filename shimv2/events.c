@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/util.h"
 #include "google/protobuf/any.pb-c.h"
 
@@ -118,4 +120,20 @@ events_publish (const struct events_target *t, const char *topic, const Protobuf
     return shim_error (err, 0, "events: %s: %s publish failed (wait status %d)", topic, t->publish_binary,
                        status);
   return 0;
+}
+
+void
+events_send (const struct events_target *t, const char *topic, const ProtobufCMessage *msg)
+{
+  int attempt;
+  for (attempt = 1; attempt <= 5; attempt++)
+    {
+      shim_error_t e = NULL;
+      struct timespec pause = { 0, 100000000L * attempt };
+      if (events_publish (t, topic, msg, &e) == 0)
+        return;
+      log_msg (LOG_WARNING, "%s not published (attempt %d of 5): %s", topic, attempt, e->msg);
+      shim_error_release (&e);
+      nanosleep (&pause, NULL);
+    }
 }

@@ -26,4 +26,9 @@ int events_encode (const ProtobufCMessage *msg, uint8_t **out, size_t *len, shim
 int events_publish (const struct events_target *t, const char *topic, const ProtobufCMessage *msg,
                     shim_error_t *err);
 
+/* events_publish tried again on failure (5 times in all, 100 ms more apart
+ * each time), in place, as containerd's own shims do, so that the events
+ * keep their order (TaskOOM before TaskExit); a lost event is logged. */
+void events_send (const struct events_target *t, const char *topic, const ProtobufCMessage *msg);
+
 #endif

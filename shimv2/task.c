@@ -5,14 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +17,8 @@
 #include "common/util.h"
 #include "containerd/events.pb-c.h"
 #include "containerd/shim.pb-c.h"
-#include "google/protobuf/empty.pb-c.h"
+#include "shimv2/reply.h"
+#include "shimv2/spawn.h"
 #include "shimv2/ttrpc.h"
 
 /* How long a Create may take (hooks, image mounts): runc's shim has no
@@ -29,6 +27,8 @@
 /* As `shim delete`: how long the watcher may take for its last record. */
 #define TASK_VERDICT_WAIT_MS 2000
 #define TASK_PID_FILE "init.pid"
+/* Update's resources, as `shim update --resources` reads them. */
+#define TASK_UPDATE_FILE "update-resources.json"
 
 void
 task_service_init (struct task_service *s, const char *root, const struct events_target *ev)
@@ -37,6 +37,7 @@ task_service_init (struct task_service *s, const char *root, const struct events
   s->ctx.root = root;
   s->ev = *ev;
   s->status = CONTAINERD__V1__TYPES__STATUS__UNKNOWN;
+  s->stdin_fd = -1;
 }
 
 void
@@ -47,6 +48,10 @@ task_service_release (struct task_service *s)
   free (s->stdin_path);
   free (s->stdout_path);
   free (s->stderr_path);
+  if (s->stdin_fd >= 0)
+    close (s->stdin_fd);
+  s->stdin_fd = -1;
+  execs_release (&s->execs);
 }
 
 uint32_t
@@ -61,73 +66,6 @@ bool
 task_verdict_oom (const struct verdict *v)
 {
   return v->oom_killed == VERDICT_TRUE;
-}
-
-static int
-reply_msg (const ProtobufCMessage *m, uint8_t **out, size_t *len, shim_error_t *err)
-{
-  cleanup_free uint8_t *buf = malloc (protobuf_c_message_get_packed_size (m) + 1);
-  size_t n;
-  if (buf == NULL)
-    return shim_error_errno (err, "task: malloc");
-  n = protobuf_c_message_pack (m, buf);
-  return ttrpc_response_encode (TTRPC_OK, NULL, buf, n, out, len, err);
-}
-
-static int
-reply_empty (uint8_t **out, size_t *len, shim_error_t *err)
-{
-  Google__Protobuf__Empty e = GOOGLE__PROTOBUF__EMPTY__INIT;
-  return reply_msg (&e.base, out, len, err);
-}
-
-static int __attribute__ ((format (printf, 5, 6)))
-reply_status (enum ttrpc_code code, uint8_t **out, size_t *len, shim_error_t *err, const char *fmt, ...)
-{
-  char msg[1024];
-  va_list ap;
-  va_start (ap, fmt);
-  vsnprintf (msg, sizeof msg, fmt, ap);
-  va_end (ap);
-  return ttrpc_response_encode (code, msg, NULL, 0, out, len, err);
-}
-
-/* A libshim error as the reply: its errno says the code. */
-static int
-reply_error (shim_error_t *e, const char *what, uint8_t **out, size_t *len, shim_error_t *err)
-{
-  int r = reply_status (ttrpc_code_from_errno ((*e)->status), out, len, err, "%s: %s", what, (*e)->msg);
-  log_msg (LOG_ERROR, "%s: %s", what, (*e)->msg);
-  shim_error_release (e);
-  return r;
-}
-
-static Google__Protobuf__Timestamp
-timestamp (const struct timespec *t)
-{
-  Google__Protobuf__Timestamp ts = GOOGLE__PROTOBUF__TIMESTAMP__INIT;
-  ts.seconds = t->tv_sec;
-  ts.nanos = (int32_t) t->tv_nsec;
-  return ts;
-}
-
-/* As containerd's own shims, a failed publish is tried again (5 times in
- * all, 100 ms more apart each time), in place, so that the events keep
- * their order (TaskOOM before TaskExit). */
-static void
-publish (struct task_service *s, const char *topic, const ProtobufCMessage *m)
-{
-  int attempt;
-  for (attempt = 1; attempt <= 5; attempt++)
-    {
-      shim_error_t e = NULL;
-      struct timespec pause = { 0, 100000000L * attempt };
-      if (events_publish (&s->ev, topic, m, &e) == 0)
-        return;
-      log_msg (LOG_WARNING, "%s not published (attempt %d of 5): %s", topic, attempt, e->msg);
-      shim_error_release (&e);
-      nanosleep (&pause, NULL);
-    }
 }
 
 /* The rootfs mounts containerd gives (a snapshot: overlay, bind) onto
@@ -181,46 +119,13 @@ unmount_rootfs (struct task_service *s)
   s->rootfs_mounted = false;
 }
 
-/* A stdio FIFO containerd made (or /dev/null for none) as fd TARGET of
- * the child about to create the container: read-write for the output
- * ones, which then never block on a reader that has not opened yet. */
+/* In the helper child: runtime_create. */
 static int
-stdio_open (const char *path, int target, int flags)
+create_in_child (void *arg, shim_error_t *err)
 {
-  int fd = open (path && *path ? path : "/dev/null", flags | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  if (fcntl (fd, F_SETFL, flags) < 0 || dup2 (fd, target) < 0)
-    return -1;
-  close (fd);
-  return 0;
-}
-
-/* In the child: stdio, then runtime_create; its error is written to ERRFD. */
-static void __attribute__ ((noreturn))
-create_child (struct task_service *s, int errfd)
-{
+  struct task_service *s = arg;
   struct runtime_create_opts o = { .bundle = s->bundle, .id = s->id, .pid_file = TASK_PID_FILE };
-  shim_error_t e = NULL;
-  sigset_t all;
-
-  sigemptyset (&all);
-  sigprocmask (SIG_SETMASK, &all, NULL);
-  /* libshim's log stays the shim's (the bundle's log FIFO, our stderr
-   * until the container's replaces it). */
-  log_init ("containerd-shim-shim-v2", "/proc/self/fd/2", "text", log_debug_enabled (), NULL);
-  if (stdio_open (s->stdin_path, 0, O_RDONLY) < 0 || stdio_open (s->stdout_path, 1, O_RDWR) < 0
-      || stdio_open (s->stderr_path, 2, O_RDWR) < 0)
-    {
-      dprintf (errfd, "opening the stdio FIFOs: %m");
-      _exit (1);
-    }
-  if (runtime_create (&s->ctx, &o, &e) < 0)
-    {
-      dprintf (errfd, "%s", e->msg);
-      _exit (e->status ? e->status : 1);
-    }
-  _exit (0);
+  return runtime_create (&s->ctx, &o, err);
 }
 
 static int
@@ -231,12 +136,9 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   Containerd__Task__V2__CreateTaskResponse resp = CONTAINERD__TASK__V2__CREATE_TASK_RESPONSE__INIT;
   Containerd__Events__TaskCreate ev = CONTAINERD__EVENTS__TASK_CREATE__INIT;
   Containerd__Events__TaskIO io = CONTAINERD__EVENTS__TASK_IO__INIT;
-  char msg[2048] = "";
-  cleanup_free char *pidtext = NULL;
+  struct spawn_stdio io_paths;
   shim_error_t e = NULL;
-  int fds[2], r, status = 0;
-  size_t got = 0;
-  pid_t child;
+  int r;
 
   if (req == NULL)
     return reply_status (TTRPC_INVALID_ARGUMENT, out, len, err, "create: not a CreateTaskRequest");
@@ -262,47 +164,12 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   if (mount_rootfs (req->bundle, req->rootfs, req->n_rootfs, &e) < 0)
     goto fail;
   s->rootfs_mounted = req->n_rootfs > 0;
-  if (pipe2 (fds, O_CLOEXEC) < 0 || (child = fork ()) < 0)
-    {
-      shim_error_errno (&e, "create: fork");
-      goto fail;
-    }
-  if (child == 0)
-    create_child (s, fds[1]);
-  close (fds[1]);
-  /* Wait for the child's exit, bounded; the pipe never ends by itself:
-   * init, forked inside runtime_create, holds its write end until exec. */
-  {
-    cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
-    struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-    ssize_t n;
-    if (pidfd < 0 || poll (&pfd, 1, TASK_CREATE_MS) <= 0)
-      kill (child, SIGKILL);
-    while (waitpid (child, &status, 0) < 0 && errno == EINTR)
-      ;
-    fcntl (fds[0], F_SETFL, O_NONBLOCK);
-    while (got < sizeof msg - 1 && (n = read (fds[0], msg + got, sizeof msg - 1 - got)) > 0)
-      got += (size_t) n;
-  }
-  close (fds[0]);
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    {
-      shim_error_plain (&e, WIFEXITED (status) ? WEXITSTATUS (status) : ETIMEDOUT, "%s",
-                        got ? msg : "the container was not created (the creating process died)");
-      goto fail;
-    }
-  /* runtime_create wrote init's pid in the bundle before it returned. */
-  {
-    cleanup_close int dfd = open (s->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int64_t pid = 0;
-    if (util_read_file_at (dfd, TASK_PID_FILE, &pidtext, NULL, &e) < 0 || util_parse_i64 (pidtext, &pid) < 0
-        || pid <= 0)
-      {
-        shim_error (&e, EPROTO, "create: no pid in %s/%s", s->bundle, TASK_PID_FILE);
-        goto fail;
-      }
-    s->pid = (pid_t) pid;
-  }
+  io_paths = (struct spawn_stdio){ s->stdin_path, s->stdout_path, s->stderr_path };
+  /* runtime_create writes init's pid in the bundle before it returns. */
+  if (spawn_stdin_holder (s->stdin_path, &s->stdin_fd, &e) < 0
+      || spawn_run (&io_paths, create_in_child, s, TASK_CREATE_MS, &e) < 0
+      || spawn_read_pid (s->bundle, TASK_PID_FILE, &s->pid, &e) < 0)
+    goto fail;
   s->status = CONTAINERD__V1__TYPES__STATUS__CREATED;
   log_msg (LOG_INFO, "created %s: init pid %d", s->id, (int) s->pid);
   ev.container_id = s->id;
@@ -314,7 +181,7 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   io.stderr = s->stderr_path;
   ev.io = &io;
   ev.pid = (uint32_t) s->pid;
-  publish (s, "/tasks/create", &ev.base);
+  events_send (&s->ev, "/tasks/create", &ev.base);
   containerd__task__v2__create_task_request__free_unpacked (req, NULL);
   resp.pid = (uint32_t) s->pid;
   return reply_msg (&resp.base, out, len, err);
@@ -323,40 +190,45 @@ fail:
   containerd__task__v2__create_task_request__free_unpacked (req, NULL);
   unmount_rootfs (s);
   r = reply_error (&e, "create", out, len, err);
-  task_service_release (s);
-  task_service_init (s, s->ctx.root, &s->ev);
+  /* Ready for another Create: the root and the events target kept (copied
+   * out first, task_service_init clears *s). */
+  {
+    struct events_target ev_kept = s->ev;
+    const char *root = s->ctx.root;
+    task_service_release (s);
+    task_service_init (s, root, &ev_kept);
+  }
   return r;
 }
 
-/* The request's container id is this shim's task, and exec_id (none here)
- * names its init. */
+/* The request's container id is this shim's task. */
 static bool
-is_ours (struct task_service *s, const char *id, const char *exec_id, uint8_t **out, size_t *len, int *r,
-         shim_error_t *err)
+is_ours (struct task_service *s, const char *id, uint8_t **out, size_t *len, int *r, shim_error_t *err)
 {
-  if (s->id == NULL || strcmp (id, s->id) != 0)
-    *r = reply_status (TTRPC_NOT_FOUND, out, len, err, "task %s: not found", id);
-  else if (exec_id && *exec_id)
-    *r = reply_status (TTRPC_NOT_FOUND, out, len, err, "task %s: exec %s: not found (no exec support yet)", id,
-                       exec_id);
-  else
+  if (s->id != NULL && strcmp (id, s->id) == 0)
     return true;
+  *r = reply_status (TTRPC_NOT_FOUND, out, len, err, "task %s: not found", id);
   return false;
 }
 
-static int
-reply_wait (struct task_service *s, uint8_t **out, size_t *len, shim_error_t *err)
+/* An exec id names an exec'd process (execs.h); none names the init. */
+static bool
+is_exec (const char *exec_id)
 {
-  Containerd__Task__V2__WaitResponse resp = CONTAINERD__TASK__V2__WAIT_RESPONSE__INIT;
-  Google__Protobuf__Timestamp ts = timestamp (&s->exited_at);
-  resp.exit_status = s->exit_status;
-  resp.exited_at = &ts;
-  return reply_msg (&resp.base, out, len, err);
+  return exec_id != NULL && *exec_id != '\0';
 }
 
-/* Each method: the decoded request R (NULL: not that message), the reply. */
+static struct execs_container
+exec_container (struct task_service *s)
+{
+  return (struct execs_container){ .ctx = &s->ctx, .id = s->id, .bundle = s->bundle, .ev = &s->ev };
+}
+
+/* Each method: the decoded request R (NULL: not that message), the reply;
+ * C is the container for an exec'd process's methods. */
 #define TASK_REQ(name, lower)                                                                           \
   Containerd__Task__V2__##name *r = containerd__task__v2__##lower##__unpack (NULL, p->len, p->data); \
+  struct execs_container c __attribute__ ((unused)) = exec_container (s);                               \
   int ret;                                                                                              \
   if (r == NULL)                                                                                        \
     return reply_status (TTRPC_INVALID_ARGUMENT, out, len, err, "not a " #name);
@@ -366,7 +238,11 @@ static int
 do_start (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
 {
   TASK_REQ (StartRequest, start_request);
-  if (is_ours (s, r->id, r->exec_id, out, len, &ret, err))
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_start (&s->execs, &c, r->exec_id, out, len, err);
+  else
     {
       Containerd__Task__V2__StartResponse resp = CONTAINERD__TASK__V2__START_RESPONSE__INIT;
       Containerd__Events__TaskStart ev = CONTAINERD__EVENTS__TASK_START__INIT;
@@ -379,7 +255,7 @@ do_start (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, s
             s->status = CONTAINERD__V1__TYPES__STATUS__RUNNING;
           ev.container_id = s->id;
           ev.pid = resp.pid = (uint32_t) s->pid;
-          publish (s, "/tasks/start", &ev.base);
+          events_send (&s->ev, "/tasks/start", &ev.base);
           ret = reply_msg (&resp.base, out, len, err);
         }
     }
@@ -391,24 +267,16 @@ static int
 do_state (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
 {
   TASK_REQ (StateRequest, state_request);
-  if (is_ours (s, r->id, r->exec_id, out, len, &ret, err))
-    {
-      Containerd__Task__V2__StateResponse resp = CONTAINERD__TASK__V2__STATE_RESPONSE__INIT;
-      Google__Protobuf__Timestamp ts = timestamp (&s->exited_at);
-      resp.id = s->id;
-      resp.bundle = s->bundle;
-      resp.pid = (uint32_t) s->pid;
-      resp.status = s->status;
-      resp.stdin = s->stdin_path;
-      resp.stdout = s->stdout_path;
-      resp.stderr = s->stderr_path;
-      if (s->exited)
-        {
-          resp.exit_status = s->exit_status;
-          resp.exited_at = &ts;
-        }
-      ret = reply_msg (&resp.base, out, len, err);
-    }
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_state (&s->execs, &c, r->exec_id, out, len, err);
+  else
+    ret = reply_state (&(struct reply_state_of){ .id = s->id, .bundle = s->bundle, .stdin_path = s->stdin_path,
+                                                 .stdout_path = s->stdout_path, .stderr_path = s->stderr_path,
+                                                 .pid = s->pid, .status = s->status, .exited = s->exited,
+                                                 .exit_status = s->exit_status, .exited_at = &s->exited_at },
+                       out, len, err);
   TASK_REQ_END (state_request);
   return ret;
 }
@@ -417,7 +285,11 @@ static int
 do_kill (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
 {
   TASK_REQ (KillRequest, kill_request);
-  if (is_ours (s, r->id, r->exec_id, out, len, &ret, err))
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_kill (&s->execs, &c, r->exec_id, (int) r->signal, out, len, err);
+  else
     {
       shim_error_t e = NULL;
       /* containerd's errdefs: NotFound is "process already finished". */
@@ -436,7 +308,11 @@ static int
 do_delete (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
 {
   TASK_REQ (DeleteRequest, delete_request);
-  if (is_ours (s, r->id, r->exec_id, out, len, &ret, err))
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_delete (&s->execs, &c, r->exec_id, out, len, err);
+  else
     {
       Containerd__Task__V2__DeleteResponse resp = CONTAINERD__TASK__V2__DELETE_RESPONSE__INIT;
       Containerd__Events__TaskDelete ev = CONTAINERD__EVENTS__TASK_DELETE__INIT;
@@ -451,14 +327,15 @@ do_delete (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
           unmount_rootfs (s);
           if (!s->exited)
             clock_gettime (CLOCK_REALTIME, &s->exited_at);
-          ts = timestamp (&s->exited_at);
+          ts = reply_timestamp (&s->exited_at);
           s->status = CONTAINERD__V1__TYPES__STATUS__STOPPED;
           resp.pid = ev.pid = (uint32_t) s->pid;
           resp.exit_status = ev.exit_status = s->exit_status;
           resp.exited_at = ev.exited_at = &ts;
           ev.container_id = s->id;
-          publish (s, "/tasks/delete", &ev.base);
+          events_send (&s->ev, "/tasks/delete", &ev.base);
           ret = reply_msg (&resp.base, out, len, err);
+          execs_release (&s->execs);
           free (s->id);
           s->id = NULL;
         }
@@ -472,19 +349,84 @@ do_wait (struct task_service *s, int fd, uint32_t stream, const ProtobufCBinaryD
          size_t *len, shim_error_t *err)
 {
   TASK_REQ (WaitRequest, wait_request);
-  if (is_ours (s, r->id, r->exec_id, out, len, &ret, err))
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_wait (&s->execs, &c, r->exec_id, fd, stream, out, len, err);
+  else if (s->exited)
+    ret = reply_wait (s->exit_status, &s->exited_at, out, len, err);
+  else
+    ret = reply_waits_add (&s->waits, fd, stream, s->id, out, len, err);
+  TASK_REQ_END (wait_request);
+  return ret;
+}
+
+/* Exec: an exec'd process added (execs.h); Start runs it. */
+static int
+do_exec (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
+{
+  TASK_REQ (ExecProcessRequest, exec_process_request);
+  if (is_ours (s, r->id, out, len, &ret, err))
+    ret = execs_add (&s->execs, &c, r, out, len, err);
+  TASK_REQ_END (exec_process_request);
+  return ret;
+}
+
+/* CloseIO with stdin: the shim's writer on the process's stdin FIFO
+ * closed, so that it reads EOF once containerd's is closed too. */
+static int
+do_close_io (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
+{
+  TASK_REQ (CloseIORequest, close_iorequest);
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_close_io (&s->execs, &c, r->exec_id, r->stdin, out, len, err);
+  else
     {
-      if (s->exited)
-        ret = reply_wait (s, out, len, err);
-      else if (s->n_waits == TASK_WAITS_MAX)
-        ret = reply_status (TTRPC_UNAVAILABLE, out, len, err, "wait %s: %d waits already", s->id, TASK_WAITS_MAX);
+      if (r->stdin && s->stdin_fd >= 0)
+        {
+          close (s->stdin_fd);
+          s->stdin_fd = -1;
+        }
+      ret = reply_empty (out, len, err);
+    }
+  TASK_REQ_END (close_iorequest);
+  return ret;
+}
+
+/* Update: the Any holds an OCI LinuxResources as JSON, given to
+ * runtime_update as `shim update --resources FILE` would (the file in the
+ * bundle, replaced by each Update). */
+static int
+do_update (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
+{
+  TASK_REQ (UpdateTaskRequest, update_task_request);
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (r->resources == NULL || r->resources->value.len == 0)
+    ret = reply_status (TTRPC_INVALID_ARGUMENT, out, len, err, "update %s: no resources", s->id);
+  else
+    {
+      struct cgroup_resources res;
+      cleanup_free char *file = NULL;
+      shim_error_t e = NULL;
+      memset (&res, 0, sizeof res);
+      if (asprintf (&file, "%s/" TASK_UPDATE_FILE, s->bundle) < 0)
+        ret = shim_error_errno (err, "update: asprintf");
+      else if (util_write_file_atomic_at (AT_FDCWD, file, (const char *) r->resources->value.data,
+                                          r->resources->value.len, 0600, &e)
+                   < 0
+               || runtime_update (&s->ctx, s->id, &res, file, &e) < 0)
+        ret = reply_error (&e, "update", out, len, err);
       else
         {
-          s->waits[s->n_waits++] = (struct task_wait){ .fd = fd, .stream = stream };
-          ret = 1;
+          log_msg (LOG_INFO, "updated %s from %s", s->id, file);
+          ret = reply_empty (out, len, err);
         }
+      runtime_resources_release (&res);
     }
-  TASK_REQ_END (wait_request);
+  TASK_REQ_END (update_task_request);
   return ret;
 }
 
@@ -492,7 +434,7 @@ static int
 do_pids (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
 {
   TASK_REQ (PidsRequest, pids_request);
-  if (is_ours (s, r->id, NULL, out, len, &ret, err))
+  if (is_ours (s, r->id, out, len, &ret, err))
     {
       Containerd__Task__V2__PidsResponse resp = CONTAINERD__TASK__V2__PIDS_RESPONSE__INIT;
       struct runtime_ps_entry *ps = NULL;
@@ -540,14 +482,14 @@ pause_resume (struct task_service *s, const char *id, bool pause, uint8_t **out,
   shim_error_t e = NULL;
   int ret;
 
-  if (!is_ours (s, id, NULL, out, len, &ret, err))
+  if (!is_ours (s, id, out, len, &ret, err))
     return ret;
   if ((pause ? runtime_pause : runtime_resume) (&s->ctx, s->id, &e) < 0)
     return reply_error (&e, pause ? "pause" : "resume", out, len, err);
   if (!s->exited)
     s->status = pause ? CONTAINERD__V1__TYPES__STATUS__PAUSED : CONTAINERD__V1__TYPES__STATUS__RUNNING;
   ev.container_id = rev.container_id = s->id;
-  publish (s, pause ? "/tasks/paused" : "/tasks/resumed", pause ? &ev.base : &rev.base);
+  events_send (&s->ev, pause ? "/tasks/paused" : "/tasks/resumed", pause ? &ev.base : &rev.base);
   return reply_empty (out, len, err);
 }
 
@@ -625,6 +567,12 @@ task_handle (struct task_service *s, int fd, uint32_t stream, const Ttrpc__Reque
     return do_connect (s, p, out, len, err);
   if (strcmp (m, "Shutdown") == 0)
     return do_shutdown (s, p, out, len, err);
+  if (strcmp (m, "Exec") == 0)
+    return do_exec (s, p, out, len, err);
+  if (strcmp (m, "CloseIO") == 0)
+    return do_close_io (s, p, out, len, err);
+  if (strcmp (m, "Update") == 0)
+    return do_update (s, p, out, len, err);
   return reply_status (TTRPC_UNIMPLEMENTED, out, len, err, "%s.%s: not implemented by containerd-shim-shim-v2",
                        req->service, m);
 }
@@ -632,11 +580,8 @@ task_handle (struct task_service *s, int fd, uint32_t stream, const Ttrpc__Reque
 void
 task_conn_closed (struct task_service *s, int fd)
 {
-  size_t i, j = 0;
-  for (i = 0; i < s->n_waits; i++)
-    if (s->waits[i].fd != fd)
-      s->waits[j++] = s->waits[i];
-  s->n_waits = j;
+  reply_waits_drop (&s->waits, fd);
+  execs_conn_closed (&s->execs, fd);
 }
 
 /* init's verdict, in the log as one JSON line; TaskOOM only when it says
@@ -668,36 +613,30 @@ init_exited (struct task_service *s, int status)
   if (have_verdict && task_verdict_oom (&v))
     {
       oom.container_id = s->id;
-      publish (s, "/tasks/oom", &oom.base);
+      events_send (&s->ev, "/tasks/oom", &oom.base);
     }
-  ts = timestamp (&s->exited_at);
+  ts = reply_timestamp (&s->exited_at);
   ev.container_id = ev.id = s->id;
   ev.pid = (uint32_t) s->pid;
   ev.exit_status = s->exit_status;
   ev.exited_at = &ts;
-  publish (s, "/tasks/exit", &ev.base);
+  events_send (&s->ev, "/tasks/exit", &ev.base);
 }
 
 void
 task_reaped (struct task_service *s, pid_t pid, int status)
 {
-  size_t i;
+  struct execs_container c = exec_container (s);
 
-  if (s->id == NULL || pid != s->pid || s->exited)
+  if (s->id == NULL)
     return;
+  if (execs_reaped (&s->execs, &c, pid, task_exit_status (status)))
+    return;
+  if (pid != s->pid || s->exited)
+    return;
+  if (s->stdin_fd >= 0)
+    close (s->stdin_fd);
+  s->stdin_fd = -1;
   init_exited (s, status);
-  for (i = 0; i < s->n_waits; i++)
-    {
-      struct ttrpc_header h = { .stream_id = s->waits[i].stream, .type = TTRPC_TYPE_RESPONSE };
-      cleanup_free uint8_t *buf = NULL;
-      size_t len;
-      shim_error_t e = NULL;
-      if (reply_wait (s, &buf, &len, &e) < 0
-          || (h.length = (uint32_t) len, ttrpc_write_frame (s->waits[i].fd, 5000, &h, buf, &e) < 0))
-        {
-          log_msg (LOG_WARNING, "wait %s: no reply sent: %s", s->id, e->msg);
-          shim_error_release (&e);
-        }
-    }
-  s->n_waits = 0;
+  reply_waits_answer (&s->waits, s->exit_status, &s->exited_at, s->id);
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* containerd's task service (containerd.task.v2.Task) for one container,
  * on libshim's calls: Create, Start, State, Kill, Delete, Wait, Pids,
- * Pause, Resume, Connect, Shutdown; Unimplemented for the rest.  The shim is init's
- * subreaper: task_reaped is given init's wait status, and from it and the
- * verdict come the events (TaskOOM only when the verdict says oom_killed
- * true, and before TaskExit). */
+ * Pause, Resume, Connect, Shutdown, Exec, CloseIO, Update (Start, State,
+ * Kill, Delete, Wait and CloseIO with an exec id go to execs.h);
+ * Unimplemented for the rest (ResizePty, Checkpoint, Stats: no terminal,
+ * no checkpoint, no stats yet).  The shim is the subreaper of init and of
+ * the exec'd processes: task_reaped is given their wait status, and from
+ * init's and its verdict come the events (TaskOOM only when the verdict
+ * says oom_killed true, and before TaskExit; never for an exec'd one). */
 #ifndef SHIMV2_TASK_H
 #define SHIMV2_TASK_H
 
@@ -15,22 +18,18 @@
 
 #include "runtime/runtime.h"
 #include "shimv2/events.h"
+#include "shimv2/execs.h"
+#include "shimv2/reply.h"
 #include "ttrpc.pb-c.h"
 
 #define TASK_SERVICE "containerd.task.v2.Task"
-#define TASK_WAITS_MAX 64
-
-struct task_wait
-{
-  int fd;
-  uint32_t stream;
-};
 
 struct task_service
 {
   struct runtime_ctx ctx;
   struct events_target ev;
   char *id, *bundle, *stdin_path, *stdout_path, *stderr_path;
+  int stdin_fd; /* the shim's writer on init's stdin FIFO, until CloseIO */
   bool rootfs_mounted;
   pid_t pid;      /* init, 0 before Create */
   int status;     /* CONTAINERD__V1__TYPES__STATUS__* */
@@ -38,8 +37,8 @@ struct task_service
   uint32_t exit_status;
   struct timespec exited_at;
   bool shutdown; /* Shutdown asked for: the server ends */
-  struct task_wait waits[TASK_WAITS_MAX];
-  size_t n_waits;
+  struct reply_waits waits; /* init's deferred Waits */
+  struct execs_table execs;
 };
 
 void task_service_init (struct task_service *s, const char *root, const struct events_target *ev);

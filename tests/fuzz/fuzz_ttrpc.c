@@ -22,6 +22,9 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &containerd__task__v2__pids_request__descriptor,
   &containerd__task__v2__connect_request__descriptor,
   &containerd__task__v2__shutdown_request__descriptor,
+  &containerd__task__v2__exec_process_request__descriptor,
+  &containerd__task__v2__close_iorequest__descriptor,
+  &containerd__task__v2__update_task_request__descriptor,
 };
 
 static void

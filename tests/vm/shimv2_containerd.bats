@@ -6,7 +6,11 @@
 # (`--rootfs`, or a spec from `ctr oci spec` edited with jq, `--config`):
 # the exit code, the output, and `ctr events`: /tasks/oom exactly when the
 # verdict says oom_killed true (and before /tasks/exit), none for a child
-# OOM-killed while init lived on, none for `ctr task kill -s SIGKILL`.
+# OOM-killed while init lived on, none for `ctr task kill -s SIGKILL`;
+# `ctr task exec` (exit code, output, a signal, stdin closed: CloseIO) with
+# /tasks/exec-added, /tasks/exec-started and a /tasks/exit of the exec id
+# (never a /tasks/oom), and Update (tests/helpers/shimv2-update: ctr 1.6
+# has no `task update`) read back from the cgroup.
 
 load helpers
 load engine_helpers
@@ -132,14 +136,10 @@ teardown() {
   [ "$(v .oom.kills)" -ge 1 ]
 }
 
-@test "shim v2: ctr task pause, resume, kill -s SIGKILL: exit 137, no /tasks/oom; Exec is Unimplemented" {
+@test "shim v2: ctr task pause, resume, kill -s SIGKILL: exit 137, no /tasks/oom" {
   R --rootfs "$ROOTFS" victim /bin/sleep 600 </dev/null >"$BATS_TEST_TMPDIR/victim.out" 2>&1 &
   local pid=$!
   wait_for_cmd 600 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^victim +[0-9]+ +RUNNING'"
-  run C tasks exec --exec-id e1 victim /bin/true
-  echo "$output"
-  [ "$status" -ne 0 ]
-  [[ "$output" == *"not implemented"* ]]
   run C tasks ps victim
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | awk 'NR > 1 { n++ } END { print n }')" -eq 1 ]
@@ -189,4 +189,92 @@ teardown() {
   run C containers delete crash
   [ "$status" -eq 0 ]
   [ ! -e "$CGROOT/shimtest/crash" ]
+}
+
+# exec_event TOPIC ID EXEC_ID: the line of the exec's event in $EVENTS.
+exec_event() {
+  grep -nF "$1 {\"container_id\":\"$2\"" "$EVENTS" | grep -F "\"$3\"" | head -n 1 | cut -d: -f1
+}
+
+# exec_started ID EXEC_ID: its /tasks/exec-started is in $EVENTS.
+exec_started() {
+  [ -n "$(exec_event /tasks/exec-started "$1" "$2")" ]
+}
+
+# exec_exit_status ID EXEC_ID: exit_status of the exec's /tasks/exit.
+exec_exit_status() {
+  grep -F "/tasks/exit {\"container_id\":\"$1\"" "$EVENTS" | grep -F "\"id\":\"$2\"" | head -n 1 \
+    | sed 's/^[^{]*//' | jq '.exit_status // 0'
+}
+
+@test "shim v2: ctr task exec: exit code and output, a signal, stdin closed; events of the exec id, no /tasks/oom" {
+  run R -d --rootfs "$ROOTFS" ex /bin/sleep 600
+  [ "$status" -eq 0 ]
+  wait_for_cmd 600 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^ex +[0-9]+ +RUNNING'"
+  # A command that prints and exits with a code: ctr sees both.
+  run timeout 300 ctr --address "$CONTAINERD_SOCK" -n shimtest tasks exec --exec-id e1 ex \
+    /bin/sh -c 'echo "out of exec $(cat /proc/1/comm)"; echo "to stderr" >&2; exit 7'
+  echo "$output"
+  [ "$status" -eq 7 ]
+  [[ "$output" == *"out of exec sleep"* ]]
+  [[ "$output" == *"to stderr"* ]]
+  engine_wait_for_text "$EVENTS" '"id":"e1"'
+  [ -n "$(exec_event /tasks/exec-added ex e1)" ]
+  [ -n "$(exec_event /tasks/exec-started ex e1)" ]
+  [ "$(exec_exit_status ex e1)" = 7 ]
+  # Killed by a signal: 128+9, as for init.
+  timeout 300 ctr --address "$CONTAINERD_SOCK" -n shimtest tasks exec --exec-id e2 ex /bin/sleep 600 \
+    </dev/null >"$BATS_TEST_TMPDIR/e2.out" 2>&1 &
+  local e2=$!
+  wait_for_cmd 3000 exec_started ex e2
+  run C tasks kill --exec-id e2 -s SIGKILL ex
+  [ "$status" -eq 0 ]
+  local rc=0
+  wait "$e2" || rc=$?
+  cat "$BATS_TEST_TMPDIR/e2.out"
+  [ "$rc" -eq 137 ]
+  engine_wait_for_text "$EVENTS" '"id":"e2"'
+  [ "$(exec_exit_status ex e2)" = 137 ]
+  # stdin: the pipe's end reaches cat only through CloseIO.
+  run timeout 120 sh -c "echo hi from stdin | ctr --address $CONTAINERD_SOCK -n shimtest tasks exec --exec-id e3 ex /bin/cat"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = "hi from stdin" ]
+  # The init is still the only one counted: no exec's exit is an OOM.
+  [ -z "$(event_line /tasks/oom ex)" ]
+  [ -z "$(grep -F '/tasks/exit {"container_id":"ex","id":"ex"' "$EVENTS")" ]
+  run C tasks kill -s SIGKILL ex
+  [ "$status" -eq 0 ]
+  wait_for_cmd 300 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^ex +[0-9]+ +STOPPED'"
+  run C tasks delete ex
+  [ "$status" -eq 0 ]
+  run C containers delete ex
+  [ "$status" -eq 0 ]
+  events_done ex
+  [ -z "$(event_line /tasks/oom ex)" ]
+}
+
+@test "shim v2: Update: memory.max of the cgroup changed, a bad one refused" {
+  run R -d --rootfs "$ROOTFS" up /bin/sleep 600
+  [ "$status" -eq 0 ]
+  wait_for_cmd 600 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^up +[0-9]+ +RUNNING'"
+  # The shim's socket: containerd 1.6's rule, sha256 of "ADDRESS/NS/ID".
+  local addr
+  addr=/run/containerd/s/$(printf %s "$CONTAINERD_SOCK/shimtest/up" | sha256sum | cut -d' ' -f1)
+  [ -S "$addr" ]
+  run "$ROOT_DIR/tests/helpers/shimv2-update" "$addr" up '{"memory":{"limit":134217728}}'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$CGROOT/shimtest/up/memory.max")" = 134217728 ]
+  run "$ROOT_DIR/tests/helpers/shimv2-update" "$addr" up '{"memory":{"limit":"lots"}}'
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(cat "$CGROOT/shimtest/up/memory.max")" = 134217728 ]
+  run C tasks kill -s SIGKILL up
+  [ "$status" -eq 0 ]
+  wait_for_cmd 300 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^up +[0-9]+ +STOPPED'"
+  run C tasks delete up
+  run C containers delete up
+  [ "$status" -eq 0 ]
+  events_done up
 }
