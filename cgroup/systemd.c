@@ -307,6 +307,10 @@ append_start (sd_bus_message *m, const void *arg)
       || (r = sd->bus_message_append (m, "(sv)", "Description", "s", a->description)) < 0
       || (a->slice[0] && (r = sd->bus_message_append (m, "(sv)", "Slice", "s", a->slice)) < 0)
       || (r = sd->bus_message_append (m, "(sv)", "Delegate", "b", 1)) < 0
+      /* A scope systemd stopped after an OOM kill (OOMPolicy=kill) ends
+       * failed; unloaded all the same, as `systemd-run --collect`, so that
+       * no unit outlives its container and the system is not degraded. */
+      || (r = sd->bus_message_append (m, "(sv)", "CollectMode", "s", "inactive-or-failed")) < 0
       || (r = sd->bus_message_append (m, "(sv)", "DefaultDependencies", "b", 0)) < 0
       || (r = sd->bus_message_append (m, "(sv)", "MemoryAccounting", "b", 1)) < 0
       || (r = sd->bus_message_append (m, "(sv)", "TasksAccounting", "b", 1)) < 0
@@ -483,24 +487,6 @@ sd_update (struct cgroup *cg, const struct cgroup_resources *r, shim_error_t *er
  * SIGTERM and wait up to 90 s), then the unit stopped, which removes the
  * cgroup.  A scope systemd already removed (it stops a scope that
  * emptied, or someone ran `systemctl stop`) is no error. */
-/* A scope systemd stopped itself after an OOM kill (OOMPolicy=kill)
- * stays loaded, failed, until reset: the container's end leaves no unit
- * behind.  Resetting a unit that did not fail changes nothing. */
-static int
-reset_failed (const char *unit, shim_error_t *err)
-{
-  cleanup_bus sd_bus *bus = NULL;
-  cleanup_bus_error sd_bus_error e = SD_BUS_ERROR_NULL;
-  int r;
-
-  if (bus_open (&bus, err) < 0)
-    return -1;
-  r = sd->bus_call_method (bus, SD_DEST, SD_PATH, SD_MANAGER, "ResetFailedUnit", &e, NULL, "s", unit);
-  if (r < 0 && !sd->bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit"))
-    return bus_fail (err, r, &e, "ResetFailedUnit", unit);
-  return 0;
-}
-
 static int
 sd_destroy (struct cgroup *cg, shim_error_t *err)
 {
@@ -512,9 +498,7 @@ sd_destroy (struct cgroup *cg, shim_error_t *err)
         return shim_error_take (err, &tmp);
       shim_error_release (&tmp); /* removed meanwhile */
     }
-  if (cgroup_systemd_stop_unit (cg->sd->unit, err) < 0)
-    return -1;
-  return reset_failed (cg->sd->unit, err);
+  return cgroup_systemd_stop_unit (cg->sd->unit, err);
 }
 
 static int
