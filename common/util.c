@@ -238,9 +238,10 @@ util_rootless_decide (uid_t euid, int initial_userns, const char *user)
   /* Root of the initial user namespace, or unknown: not rootless. */
   if (initial_userns != 0)
     return false;
-  /* Root of a user namespace: rootless unless $USER says root, as runc
-   * (podman rootless runs the runtime as root of its user namespace). */
-  return user != NULL && *user != '\0' && strcmp (user, "root") != 0;
+  /* Root of a user namespace: rootless unless $USER says root.  runc also
+   * wants $USER set; podman calls start, kill and delete with no
+   * environment but XDG_RUNTIME_DIR and PATH. */
+  return user == NULL || strcmp (user, "root") != 0;
 }
 
 bool

@@ -112,13 +112,16 @@ int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
 int util_ns_initial (const char *ns);
 
 /* Whether shim runs rootless, runc's rule (libcontainer/userns
- * RunningInUserNS and its rootless check): not root, or root of a user
- * namespace other than the initial one with $USER set and not "root"
- * (podman runs the runtime as root of the user's namespace).  Rootless:
- * the state goes to $XDG_RUNTIME_DIR/shim, --systemd-cgroup asks the
- * user's systemd manager, and a cgroup it may not make is done without
- * where no limit needs one.  util_rootless_decide is the rule alone:
- * INITIAL_USERNS is util_ns_initial ("user"). */
+ * RunningInUserNS and its rootless check) but for an unset $USER: not
+ * root, or root of a user namespace other than the initial one with $USER
+ * unset or not "root".  Rootless podman runs the runtime as root of the
+ * user's namespace and calls start, kill and delete with no $USER (runc
+ * then takes it for root).  Rootless: the state goes to
+ * $XDG_RUNTIME_DIR/shim, --systemd-cgroup asks the user's systemd
+ * manager, a cgroup it may not make is done without where no limit needs
+ * one, and the history is the user's.  util_rootless_decide is the rule
+ * alone: INITIAL_USERNS is util_ns_initial ("user"), USER $USER's value
+ * (NULL: unset). */
 bool util_rootless (void);
 bool util_rootless_decide (uid_t euid, int initial_userns, const char *user);
 

@@ -76,13 +76,13 @@ as_nobody() {
 }
 
 # in_userns SCRIPT ARGS...: SCRIPT by sh as root of a user namespace of
-# nobody's own, as rootless podman runs the runtime (its $USER the user's):
-# rootless by runc's rule although the effective uid is 0.
+# nobody's own, as rootless podman runs the runtime's start, kill and
+# delete (no $USER): rootless although the effective uid is 0.
 in_userns() {
-	as_nobody unshare --user --map-root-user env USER=nobody sh -euc "$@"
+	as_nobody unshare --user --map-root-user env -u USER sh -euc "$@"
 }
 
-@test "root of the user's own user namespace is rootless (runc's rule): state in \$XDG_RUNTIME_DIR/shim, no cgroup" {
+@test "root of the user's own user namespace is rootless (podman's environment): state in \$XDG_RUNTIME_DIR/shim, no cgroup" {
 	rootless_setup
 	# As podman gives it: no user namespace of the container's own.
 	jq 'del(.linux.uidMappings, .linux.gidMappings) | .linux.namespaces -= [{type: "user"}]' \
