@@ -60,6 +60,24 @@ cgroup_systemd_check (enum cgroup_mode mode, bool systemd_running, shim_error_t 
                            what[mode]);
 }
 
+/* Rootless, the scope is the user's manager's (user@UID.service), its
+ * slices under the manager's own cgroup, as runc's rootless systemd
+ * manager puts them: *PATH gets that cgroup in front. */
+static int
+under_user_manager (char **path, shim_error_t *err)
+{
+  cleanup_free char *base = NULL;
+  char *full;
+
+  if (cgroup_systemd_manager_cgroup (&base, err) < 0)
+    return -1;
+  if (asprintf (&full, "%s%s", base, *path) < 0)
+    return shim_error_errno (err, "cgroup path");
+  free (*path);
+  *path = full;
+  return 0;
+}
+
 int
 cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t *err)
 {
@@ -90,6 +108,8 @@ cgroup_create (const struct cgroup_spec *spec, struct cgroup *out, shim_error_t 
       return 0;
     }
   if (cgroup_path_for (spec->cgroups_path, spec->systemd, spec->id, &path, err) < 0)
+    return -1;
+  if (spec->systemd && cgroup_systemd_user_manager () && under_user_manager (&path, err) < 0)
     return -1;
   if (spec->systemd)
     m = &cgroup_systemd_manager;

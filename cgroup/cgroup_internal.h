@@ -65,6 +65,14 @@ int cgroup_systemd_start_scope (const char *unit, const char *slice, pid_t pid,
                                 const struct cgroup_resources *r, const char *description,
                                 shim_error_t *err);
 int cgroup_systemd_stop_unit (const char *unit, shim_error_t *err);
+/* Whether the systemd manager asked is the user's own (user@UID.service)
+ * rather than PID 1: not root of the initial user namespace (rootless
+ * podman runs the runtime as root of the user's), runc's choice too. */
+bool cgroup_systemd_user_manager (void);
+/* The manager's own cgroup (its ControlGroup property): "" for the system
+ * manager, /user.slice/user-UID.slice/user@UID.service for a user's (the
+ * one bus_open reaches when rootless); *out malloc'd. */
+int cgroup_systemd_manager_cgroup (char **out, shim_error_t *err);
 int cgroup_systemd_set_properties (const char *unit, const struct cgroup_resources *r,
                                    shim_error_t *err);
 

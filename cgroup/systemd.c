@@ -77,26 +77,64 @@ cgroup_systemd_running (void)
   return lstat ("/run/systemd/system", &st) == 0 && S_ISDIR (st.st_mode);
 }
 
+/* PATH as an sd-bus connection: 0, or -1 (it may not be there). */
+static int
+bus_connect (sd_bus **out, const char *path)
+{
+  cleanup_free char *addr = NULL;
+  sd_bus *b = NULL;
+
+  if (asprintf (&addr, "unix:path=%s", path) < 0 || sd->bus_new (&b) < 0)
+    return -1;
+  if (sd->bus_set_address (b, addr) >= 0 && sd->bus_start (b) >= 0)
+    {
+      *out = b;
+      return 0;
+    }
+  sd->bus_unref (b);
+  return -1;
+}
+
+bool
+cgroup_systemd_user_manager (void)
+{
+  return geteuid () != 0 || util_ns_initial ("user") == 0;
+}
+
 /* As root, systemd's private socket needs no dbus-daemon (systemctl does
- * the same); the system bus otherwise. */
+ * the same); the system bus otherwise.  Rootless, the
+ * user's own manager, user@UID.service, as runc and crun ask it: its
+ * private socket in $XDG_RUNTIME_DIR/systemd (systemctl --user's), else
+ * the user bus.  Connected from podman's user namespace, sd-bus sends no
+ * uid of its own (AUTH EXTERNAL without data): the manager knows the
+ * socket's peer as the user outside. */
 static int
 bus_open (sd_bus **out, shim_error_t *err)
 {
+  const char *xdg = getenv ("XDG_RUNTIME_DIR");
+  cleanup_free char *priv = NULL;
   sd_bus *b = NULL;
   int r;
 
   if (sd == NULL && (sd = sdlib_load (err)) == NULL)
     return shim_error_prefix (err, "systemd");
-  if (geteuid () == 0 && sd->bus_new (&b) >= 0)
+  if (cgroup_systemd_user_manager ())
     {
-      if (sd->bus_set_address (b, "unix:path=/run/systemd/private") >= 0 && sd->bus_start (b) >= 0)
+      if (xdg && xdg[0] == '/' && asprintf (&priv, "%s/systemd/private", xdg) >= 0 && bus_connect (out, priv) == 0)
+        return 0;
+      r = sd->bus_open_user (&b);
+      if (r < 0)
         {
-          *out = b;
-          return 0;
+          errno = -r;
+          return shim_error_errno (err, "systemd: connect to the user's manager (rootless: is user@%u.service "
+                                        "running, and XDG_RUNTIME_DIR set?)",
+                                   (unsigned) util_outside_uid ());
         }
-      sd->bus_unref (b);
-      b = NULL;
+      *out = b;
+      return 0;
     }
+  if (geteuid () == 0 && bus_connect (out, "/run/systemd/private") == 0)
+    return 0;
   r = sd->bus_open_system (&b);
   if (r < 0)
     {
@@ -104,6 +142,33 @@ bus_open (sd_bus **out, shim_error_t *err)
       return shim_error_errno (err, "systemd: connect to the system bus (is systemd PID 1?)");
     }
   *out = b;
+  return 0;
+}
+
+int
+cgroup_systemd_manager_cgroup (char **out, shim_error_t *err)
+{
+  cleanup_bus sd_bus *bus = NULL;
+  cleanup_bus_error sd_bus_error e = SD_BUS_ERROR_NULL;
+  char *s = NULL;
+  int r;
+
+  *out = NULL;
+  if (bus_open (&bus, err) < 0)
+    return -1;
+  r = sd->bus_get_property_string (bus, SD_DEST, SD_PATH, SD_MANAGER, "ControlGroup", &e, &s);
+  if (r < 0)
+    return bus_fail (err, r, &e, "read the manager's property", "ControlGroup");
+  if (s[0] != '/' && s[0] != '\0')
+    {
+      shim_error_plain (err, EINVAL, "systemd: the manager's ControlGroup `%s` is not a path", s);
+      free (s);
+      return -1;
+    }
+  /* "/" for the system manager: nothing to add. */
+  if (strcmp (s, "/") == 0)
+    s[0] = '\0';
+  *out = s;
   return 0;
 }
 

@@ -20,6 +20,8 @@ static const struct
   SYM (bus_set_address, "sd_bus_set_address"),
   SYM (bus_start, "sd_bus_start"),
   SYM (bus_open_system, "sd_bus_open_system"),
+  SYM (bus_open_user, "sd_bus_open_user"),
+  SYM (bus_get_property_string, "sd_bus_get_property_string"),
   SYM (bus_unref, "sd_bus_unref"),
   SYM (bus_flush_close_unref, "sd_bus_flush_close_unref"),
   SYM (bus_process, "sd_bus_process"),

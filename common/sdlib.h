@@ -22,6 +22,8 @@ struct sdlib
   __typeof__ (sd_bus_set_address) *bus_set_address;
   __typeof__ (sd_bus_start) *bus_start;
   __typeof__ (sd_bus_open_system) *bus_open_system;
+  __typeof__ (sd_bus_open_user) *bus_open_user;
+  __typeof__ (sd_bus_get_property_string) *bus_get_property_string;
   __typeof__ (sd_bus_unref) *bus_unref;
   __typeof__ (sd_bus_flush_close_unref) *bus_flush_close_unref;
   __typeof__ (sd_bus_process) *bus_process;

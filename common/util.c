@@ -212,6 +212,7 @@ util_ns_initial (const char *ns)
     /* include/linux/proc_ns.h; uapi/linux/nsfs.h names them since 6.x. */
     { "pid", 0xEFFFFFFCUL },    /* PROC_PID_INIT_INO */
     { "cgroup", 0xEFFFFFFBUL }, /* PROC_CGROUP_INIT_INO */
+    { "user", 0xEFFFFFFDUL },   /* PROC_USER_INIT_INO */
   };
   char path[64];
   struct stat st;
@@ -227,6 +228,59 @@ util_ns_initial (const char *ns)
     }
   errno = EINVAL;
   return -1;
+}
+
+bool
+util_rootless_decide (uid_t euid, int initial_userns, const char *user)
+{
+  if (euid != 0)
+    return true;
+  /* Root of the initial user namespace, or unknown: not rootless. */
+  if (initial_userns != 0)
+    return false;
+  /* Root of a user namespace: rootless unless $USER says root.  runc also
+   * wants $USER set; podman calls start, kill and delete with no
+   * environment but XDG_RUNTIME_DIR and PATH. */
+  return user == NULL || strcmp (user, "root") != 0;
+}
+
+bool
+util_rootless (void)
+{
+  return util_rootless_decide (geteuid (), util_ns_initial ("user"), getenv ("USER"));
+}
+
+int
+util_uid_map_outside (const char *map, uid_t inside, uid_t *outside)
+{
+  unsigned long in, out, count;
+  int n = 0;
+
+  while (map && sscanf (map, " %lu %lu %lu%n", &in, &out, &count, &n) == 3)
+    {
+      if (inside >= in && inside - in < count)
+        {
+          *outside = (uid_t) (out + (inside - in));
+          return 0;
+        }
+      map += n;
+    }
+  return -1;
+}
+
+uid_t
+util_outside_uid (void)
+{
+  cleanup_free char *map = NULL;
+  shim_error_t err = NULL;
+  uid_t uid = geteuid (), out;
+
+  if (util_read_file_at (AT_FDCWD, "/proc/self/uid_map", &map, NULL, &err) < 0)
+    {
+      shim_error_release (&err);
+      return uid;
+    }
+  return util_uid_map_outside (map, uid, &out) == 0 ? out : uid;
 }
 
 int

@@ -106,10 +106,31 @@ long long util_monotonic_ms (void);
 int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
 
 /* Whether this process is in the initial namespace of kind NS ("pid",
- * "cgroup"): 1 yes, 0 no, -1 unknown (errno).  The kernel gives each
+ * "cgroup", "user"): 1 yes, 0 no, -1 unknown (errno).  The kernel gives each
  * initial namespace a fixed inode (PROC_PID_INIT_INO, ...); a kernel
  * without /proc/self/ns/NS has no such namespaces, so all is initial. */
 int util_ns_initial (const char *ns);
+
+/* Whether shim runs rootless, runc's rule (libcontainer/userns
+ * RunningInUserNS and its rootless check) but for an unset $USER: not
+ * root, or root of a user namespace other than the initial one with $USER
+ * unset or not "root".  Rootless podman runs the runtime as root of the
+ * user's namespace and calls start, kill and delete with no $USER (runc
+ * then takes it for root).  Rootless: the state goes to
+ * $XDG_RUNTIME_DIR/shim, --systemd-cgroup asks the user's systemd
+ * manager, a cgroup it may not make is done without where no limit needs
+ * one, and the history is the user's.  util_rootless_decide is the rule
+ * alone: INITIAL_USERNS is util_ns_initial ("user"), USER $USER's value
+ * (NULL: unset). */
+bool util_rootless (void);
+bool util_rootless_decide (uid_t euid, int initial_userns, const char *user);
+
+/* The uid that INSIDE is outside this user namespace, from MAP (the text
+ * of /proc/PID/uid_map: "inside outside count" lines): 0, or -1 when MAP
+ * does not map it. */
+int util_uid_map_outside (const char *map, uid_t inside, uid_t *outside);
+/* This process's effective uid as its parent user namespace sees it (/proc/self/uid_map); geteuid () when unknown. */
+uid_t util_outside_uid (void);
 
 /* Why ID cannot be a container id (runc's rule: 1 to 1024 of letters,
  * digits and `_-.+`, not `.` or `..`, so it is always one path component),

@@ -54,8 +54,10 @@ struct history_config
 
 /* The defaults and the environment: SHIM_HISTORY_DIR (empty: off),
  * SHIM_METRICS_DIR, SHIM_HISTORY_KEEP, SHIM_HISTORY_KEEP_BYTES,
- * SHIM_HISTORY_KEEP_DAYS.  Root's history is HISTORY_DEFAULT_DIR; another
- * user's $XDG_DATA_HOME/shim/history (~/.local/share/shim/history), or
+ * SHIM_HISTORY_KEEP_DAYS.  Root's history is HISTORY_DEFAULT_DIR; a
+ * rootless one's (util_rootless: podman's user namespace too)
+ * $XDG_DATA_HOME/shim/history, else ~/.local/share/shim/history from
+ * $HOME, else from the passwd entry of the uid outside the user namespace;
  * none without a home.  A bad number is a warning; the default stays. */
 void history_config_init (struct history_config *c);
 

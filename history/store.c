@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 
 /* A record is small (a verdict with a few victims); anything larger in the
  * directory is not one of ours. */
@@ -37,6 +39,14 @@ env_number (const char *name, uint64_t scale, uint64_t *out)
       return;
     }
   *out = n * scale;
+}
+
+/* UID's home from the passwd database, or NULL (no entry, or not a path). */
+static const char *
+user_home (uid_t uid)
+{
+  struct passwd *pw = getpwuid (uid);
+  return pw && pw->pw_dir && pw->pw_dir[0] == '/' && strcmp (pw->pw_dir, "/") != 0 ? pw->pw_dir : NULL;
 }
 
 void
@@ -63,21 +73,23 @@ history_config_init (struct history_config *c)
       c->dir = *dir ? dir : NULL;
       c->dir_why = "SHIM_HISTORY_DIR is empty";
     }
-  else if (geteuid () == 0)
+  else if (!util_rootless ())
     c->dir = HISTORY_DEFAULT_DIR;
-  /* Rootless: the user's own data directory, as XDG says. */
+  /* Rootless: the user's own data directory, as XDG says; without
+   * XDG_DATA_HOME and HOME (an engine's bare environment, root of its user
+   * namespace), the home of the user this one is outside it. */
   else if (xdg && xdg[0] == '/')
     {
       snprintf (c->dir_buf, sizeof (c->dir_buf), "%s/shim/history", xdg);
       c->dir = c->dir_buf;
     }
-  else if (home && home[0] == '/')
+  else if ((home && home[0] == '/') || (home = user_home (util_outside_uid ())) != NULL)
     {
       snprintf (c->dir_buf, sizeof (c->dir_buf), "%s/.local/share/shim/history", home);
       c->dir = c->dir_buf;
     }
   else
-    c->dir_why = "not root, and neither XDG_DATA_HOME nor HOME is set";
+    c->dir_why = "rootless, and neither XDG_DATA_HOME, HOME nor the user's passwd entry says a home";
 }
 
 void

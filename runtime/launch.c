@@ -156,7 +156,7 @@ launch_prepare (const struct runtime_ctx *ctx, const struct launch_opts *o, stru
                                 .allow_unenforced = o->c.allow_unenforced,
                                 .resources = &cfg->resources,
                                 .owner = delegated_owner (cfg),
-                                .rootless = geteuid () != 0 };
+                                .rootless = util_rootless () };
     if (cgroup_create (&spec, &l->cg, err) < 0)
       return -1;
   }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <pty.h>
 #include <sched.h>
@@ -287,10 +288,89 @@ process_reap_failed (int pidfd, int *pty_master)
     *pty_master = -1;
 }
 
+/* Whether this process may join its own pid namespace again once it joined
+ * another: setns needs CAP_SYS_ADMIN in the user namespace that owns it.
+ * Root of podman's user namespace (rootless podman runs the runtime there)
+ * is not root of the initial one, which owns the host's pid namespace. */
+static bool
+may_return_to_pid_ns (void)
+{
+  cleanup_close int pidns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC), owner = -1;
+  struct stat a, b;
+
+  if (pidns < 0)
+    return true;
+  owner = ioctl (pidns, NS_GET_USERNS);
+  /* EPERM: the owner is outside our user namespace, so not ours. */
+  if (owner < 0)
+    return errno != EPERM;
+  return fstat (owner, &a) == 0 && stat ("/proc/self/ns/user", &b) == 0 && a.st_dev == b.st_dev
+         && a.st_ino == b.st_ino;
+}
+
+/* The clone from a helper that joins PID_NS_FD and exits, so that this
+ * process never changes its own: the child is cloned with CLONE_PARENT,
+ * ours as any other, and its pidfd opened here (our child: no pid reuse
+ * before we reap it).  Returns as process_clone. */
+static pid_t
+clone_through_helper (int pid_ns_fd, struct clone_args *ca, int *pidfd, shim_error_t *err)
+{
+  cleanup_close int rd = -1, wr = -1;
+  int fds[2], st, result = 0;
+  pid_t helper, pid;
+
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    return shim_error_errno (err, "pipe2");
+  rd = fds[0];
+  wr = fds[1];
+  helper = fork ();
+  if (helper < 0)
+    return shim_error_errno (err, "fork the helper that joins the container's pid namespace");
+  if (helper == 0)
+    {
+      ca->flags = (ca->flags & ~(uint64_t) CLONE_PIDFD) | CLONE_PARENT;
+      ca->pidfd = 0;
+      ca->exit_signal = 0; /* CLONE_PARENT: the helper's, SIGCHLD */
+      if (setns (pid_ns_fd, CLONE_NEWPID) < 0)
+        result = -errno;
+      else
+        {
+          pid = (pid_t) syscall (SYS_clone3, ca, sizeof (*ca));
+          if (pid == 0)
+            {
+              close (steal_fd (&rd));
+              close (steal_fd (&wr));
+              return 0;
+            }
+          result = pid < 0 ? -errno : pid;
+        }
+      _exit (write (wr, &result, sizeof result) == (ssize_t) sizeof result ? 0 : 1);
+    }
+  close (steal_fd (&wr));
+  if (read (rd, &result, sizeof result) != (ssize_t) sizeof result)
+    result = -EPIPE;
+  while (waitpid (helper, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (result < 0)
+    return shim_error (err, -result, "%s", result == -EPIPE ? "the pid namespace helper died"
+                                                              : "join the container's pid namespace (helper)");
+  *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) result, 0);
+  if (*pidfd < 0)
+    {
+      shim_error_errno (err, "pidfd_open %d", result);
+      kill (result, SIGKILL);
+      waitpid (result, &st, 0);
+      return -1;
+    }
+  return result;
+}
+
 /* clone3 a child with a pidfd into the pid namespace PID_NS_FD (-1: ours)
  * and the cgroup CGROUP_FD (-1: ours), with FLAGS (CLONE_NEW*) on top.
  * Joining a pid namespace only applies to children: it is done around the
- * clone and undone right after.  Returns the pid, 0 in the child; -1 with
+ * clone and undone right after, or, where this process could not join its
+ * own again (root of a user namespace that does not own it), in a helper
+ * (clone_through_helper).  Returns the pid, 0 in the child; -1 with
  * nothing left behind. */
 pid_t
 process_clone (int pid_ns_fd, int cgroup_fd, uint64_t flags, int *pidfd, shim_error_t *err)
@@ -304,6 +384,13 @@ process_clone (int pid_ns_fd, int cgroup_fd, uint64_t flags, int *pidfd, shim_er
   pid_t pid;
   int saved;
 
+  if (cgroup_fd >= 0)
+    {
+      ca.flags |= CLONE_INTO_CGROUP;
+      ca.cgroup = (uint64_t) cgroup_fd;
+    }
+  if (pid_ns_fd >= 0 && !may_return_to_pid_ns ())
+    return clone_through_helper (pid_ns_fd, &ca, pidfd, err);
   if (pid_ns_fd >= 0)
     {
       own_pid_ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
@@ -311,11 +398,6 @@ process_clone (int pid_ns_fd, int cgroup_fd, uint64_t flags, int *pidfd, shim_er
         return shim_error_errno (err, "open /proc/self/ns/pid");
       if (setns (pid_ns_fd, CLONE_NEWPID) < 0)
         return shim_error_errno (err, "join the container's pid namespace");
-    }
-  if (cgroup_fd >= 0)
-    {
-      ca.flags |= CLONE_INTO_CGROUP;
-      ca.cgroup = (uint64_t) cgroup_fd;
     }
   pid = (pid_t) syscall (SYS_clone3, &ca, sizeof (ca));
   if (pid == 0)

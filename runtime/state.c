@@ -35,8 +35,9 @@ runtime_default_root (void)
   const char *xdg = getenv ("XDG_RUNTIME_DIR");
 
   /* An ordinary user cannot write /run; its own runtime directory is where
-   * runc keeps a rootless container's state too. */
-  if (geteuid () == 0 || xdg == NULL || xdg[0] != '/'
+   * runc keeps a rootless container's state too (util_rootless: root of
+   * podman's user namespace is rootless as well). */
+  if (!util_rootless () || xdg == NULL || xdg[0] != '/'
       || (size_t) snprintf (buf, sizeof buf, "%s/shim", xdg) >= sizeof buf)
     return RUNTIME_DEFAULT_ROOT;
   return buf;

@@ -74,3 +74,51 @@ as_nobody() {
 	run find /sys/fs/cgroup -maxdepth 3 -name "$ID"
 	assert_eq "$output" ""
 }
+
+# in_userns SCRIPT ARGS...: SCRIPT by sh as root of a user namespace of
+# nobody's own, as rootless podman runs the runtime's start, kill and
+# delete (no $USER): rootless although the effective uid is 0.
+in_userns() {
+	as_nobody unshare --user --map-root-user env -u USER sh -euc "$@"
+}
+
+@test "root of the user's own user namespace is rootless (podman's environment): state in \$XDG_RUNTIME_DIR/shim, no cgroup" {
+	rootless_setup
+	# As podman gives it: no user namespace of the container's own.
+	jq 'del(.linux.uidMappings, .linux.gidMappings) | .linux.namespaces -= [{type: "user"}]' \
+		"$RL/bundle/config.json" >"$RL/c.json"
+	cp "$RL/c.json" "$RL/bundle/config.json"
+	run --separate-stderr in_userns '"$1" run --json --bundle "$2" "$3"; ls -A "$XDG_RUNTIME_DIR"' \
+		_ "$SHIM_BIN" "$RL/bundle" "$ID"
+	echo "$stderr"
+	assert_status 0
+	assert_eq "${lines[0]}" "hello from nobody"
+	assert_eq "${lines[1]}" shim
+	assert_contains "$(jq -r .message <<<"$stderr")" "had no cgroup"
+	assert_eq "$(as_nobody "$SHIM_BIN" verdicts --json "$ID" | jq -r '.[0].verdict.reason')" Exited
+}
+
+@test "exec as root of the user's namespace joins the container's pid namespace (through a helper)" {
+	rootless_setup
+	jq 'del(.linux.uidMappings, .linux.gidMappings) | .linux.namespaces -= [{type: "user"}]
+	    | .process.args = ["/bin/sleep", "600"]' "$RL/bundle/config.json" >"$RL/c.json"
+	cp "$RL/c.json" "$RL/bundle/config.json"
+	# One user namespace for create, exec and delete, as podman's: the
+	# container's pid namespace is its, the host's is not.
+	run --separate-stderr in_userns '
+		"$1" create --bundle "$2" "$3" </dev/null >/dev/null 2>&1
+		"$1" start "$3"
+		pid=$("$1" state "$3" | sed -n "s/.*\"pid\": *\([0-9]*\).*/\1/p")
+		echo "init $(readlink /proc/$pid/ns/pid)"
+		"$1" exec "$3" /bin/sh -c "echo exec \$(readlink /proc/self/ns/pid) \$\$" || echo "exec failed: $?"
+		"$1" delete --force "$3"' _ "$SHIM_BIN" "$RL/bundle" "$ID"
+	echo "$output"
+	echo "$stderr"
+	assert_status 0
+	local init=${lines[0]#init }
+	assert_contains "$init" "pid:["
+	# The exec'd process: in init's pid namespace, where its pid is small.
+	assert_eq "$(cut -d' ' -f2 <<<"${lines[1]}")" "$init"
+	[ "$(cut -d' ' -f3 <<<"${lines[1]}")" -lt 100 ]
+	assert_eq "$(ls -A "$RL/xdg/shim")" ""
+}
