@@ -6,18 +6,23 @@
 #ifndef SHIM_SDLIB_H
 #define SHIM_SDLIB_H
 
-#include <systemd/sd-bus.h>
 #include <stdbool.h>
-#include <systemd/sd-journal.h>
+#include <sys/uio.h>
+#include <systemd/sd-bus.h>
 
 #include "common/error.h"
 
 #define SDLIB_SONAME "libsystemd.so.0"
 
-/* The functions used, typed by libsystemd's own declarations. */
+/* The functions used, typed by libsystemd's own declarations; but
+ * sd_journal_sendv's, written out: <systemd/sd-journal.h> includes
+ * <syslog.h>, whose LOG_WARNING, LOG_INFO and LOG_DEBUG macros would
+ * replace common/log.h's levels with out-of-range numbers in every file
+ * that includes this one (a `--log-format json` line indexed its level
+ * names with syslog's 7 and crashed). */
 struct sdlib
 {
-  __typeof__ (sd_journal_sendv) *journal_sendv;
+  int (*journal_sendv) (const struct iovec *iov, int n);
   __typeof__ (sd_bus_new) *bus_new;
   __typeof__ (sd_bus_set_address) *bus_set_address;
   __typeof__ (sd_bus_start) *bus_start;

@@ -147,5 +147,19 @@ for b in shim shim-oom-hook containerd-shim-shim-v2; do
 done
 check "no binary is linked against libsystemd" "${bad[@]}"
 
+# <syslog.h> defines LOG_WARNING, LOG_INFO and LOG_DEBUG as other numbers
+# than common/log.h's levels: in a file that has both, a log line indexes
+# the level names out of range (a --log-format json line crashed).  Asked
+# of the preprocessor, so that one pulled in by another header counts.
+bad=()
+for f in $(git ls-files '*.c' | grep -v '^tests/'); do
+	grep -q '"common/log.h"' "$f" || continue
+	if printf '#include "%s"\n' "$f" | cc -E -dM -D_GNU_SOURCE -I. -I/usr/include/yajl -Ishimv2/proto -x c - 2>/dev/null |
+		grep -q '^#define LOG_WARNING'; then
+		bad+=("$f: common/log.h and <syslog.h> in one file")
+	fi
+done
+check "no file with common/log.h includes <syslog.h>" "${bad[@]}"
+
 echo "1..$n"
 exit $fail
