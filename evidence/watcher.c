@@ -22,6 +22,10 @@
 #include "evidence/input.h"
 #include "evidence/mark.h"
 
+/* How long watcher_spawn waits for the watcher to say it runs: it only has
+ * to fork twice and close fds. */
+#define READY_WAIT_MS 5000
+
 /* A test may make the watcher's fork fail (the intermediate process then
  * exits as when fork(2) fails): nothing else reads it. */
 #define TEST_FAIL_FORK_ENV "SHIM_TEST_WATCHER_FORK_FAIL"
@@ -691,11 +695,27 @@ become_detached (const int *keep, size_t n)
   signal (SIGHUP, SIG_IGN);
 }
 
+/* Whether the watcher said it runs: one byte on READY before its end is
+ * closed, within READY_WAIT_MS. */
+static bool
+heard_ready (int ready)
+{
+  struct pollfd p = { .fd = ready, .events = POLLIN };
+  char c;
+  int r;
+
+  do
+    r = poll (&p, 1, READY_WAIT_MS);
+  while (r < 0 && errno == EINTR);
+  return r > 0 && read (ready, &c, 1) == 1;
+}
+
 static int
 spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
 {
   struct watch x = { .w = w, .p = p, .stop_fd = -1 };
-  int status = 0;
+  cleanup_close int ready_r = -1, ready_w = -1;
+  int pipefd[2], status = 0;
   pid_t pid;
 
   /* Without cgroup.events (pure cgroup v1) init's exit is the only end. */
@@ -715,36 +735,39 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
     if (watcher_record_write (p->dirfd, p->name, &r, err) < 0)
       return -1;
   }
-  /* Here, before init can exit, so that the caller need not wait for the
-   * watcher to say it listens: the registration belongs to the socket,
-   * which the watcher inherits.  Every other fd it polls is level- or
-   * count-triggered, and keeps what happens before its first poll. */
-  init_exit_listen (&x.ie, p->init_pid, p->bundle_fd >= 0);
+  if (pipe2 (pipefd, O_CLOEXEC) < 0)
+    return shim_error_errno (err, "start the watcher: pipe");
+  ready_r = pipefd[0];
+  ready_w = pipefd[1];
   pid = fork ();
   if (pid < 0)
-    {
-      taskstats_watch_close (&x.ie.ts);
-      return shim_error_errno (err, "start the watcher: fork");
-    }
+    return shim_error_errno (err, "start the watcher: fork");
   if (pid == 0)
     {
       int keep[] = { w->m.events_fd, w->tree_fd,  w->peak_fd,   w->cg_events_fd, w->ancestor_fd,
                      w->m.cgroup_fd, w->m.memory_fd, kmsg_reader_fd (&w->kmsg),  p->dirfd,     p->bundle_fd,    p->lock_fd,
-                     p->termination_log_fd,     x.ie.pidfd,  x.ie.ts.fd, w->v1_counters.oom_control,
+                     p->termination_log_fd,     x.ie.pidfd,  ready_w, w->v1_counters.oom_control,
                      w->v1_counters.failcnt, w->v1_counters.max_usage, w->m.freezer_fd };
       bool gone = false;
 
       become_detached (keep, sizeof keep / sizeof keep[0]);
       if (p->stop_open && (x.stop_fd = p->stop_open (p->dirfd, &gone), gone))
         _exit (0);
+      /* Before the caller goes on (it waits for "ready"), so that init
+       * can hardly exit before the listener exists. */
+      init_exit_listen (&x.ie, p->init_pid, p->bundle_fd >= 0);
+      (void) !write (ready_w, "1", 1);
+      close (ready_w);
       watch_loop (&x);
     }
-  taskstats_watch_close (&x.ie.ts);
+  close (steal_fd (&ready_w));
   /* Reap the intermediate child; the watcher itself is orphaned. */
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
   if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     return shim_error_plain (err, ECHILD, "start the watcher: its second fork failed");
+  if (!heard_ready (ready_r))
+    return shim_error_plain (err, ECHILD, "start the watcher: it did not say it runs");
   return 0;
 }
 

@@ -142,9 +142,8 @@ bool watcher_running (int dirfd, const char *lock_name);
 bool watcher_wait_done (int dirfd, const char *lock_name, int timeout_ms);
 
 /* Write the first record (the baseline: a container that dies at once
- * still has one), listen for init's exit where taskstats is needed, and
- * fork the watcher fully detached (a double fork: its intermediate is
- * reaped here).  An error when it could not be started: then the record
+ * still has one), fork the watcher fully detached and wait (bounded) until
+ * it says it runs.  An error when it could not be started: then the record
  * is removed again, so that nobody reads a watcher that never ran as one
  * that saw nothing.  W is released either way. */
 int watcher_spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err);
