@@ -24,14 +24,15 @@
 /* runc waits 30 s for systemd's job; so do we. */
 #define JOB_TIMEOUT_USEC (30ULL * 1000000ULL)
 
-/* libsystemd, loaded by bus_open: nothing below calls into it before. */
-static const struct sdlib *sd;
+/* libsystemd, loaded by bus_open: nothing below calls into it before.
+ * (Not `sd`: that is a struct cgroup_systemd in the functions below.) */
+static const struct sdlib *libsd;
 
 static void
 cleanup_bus_fn (sd_bus **b)
 {
   if (*b)
-    sd->bus_flush_close_unref (*b);
+    libsd->bus_flush_close_unref (*b);
 }
 #define cleanup_bus __attribute__ ((cleanup (cleanup_bus_fn)))
 
@@ -39,7 +40,7 @@ static void
 cleanup_msg_fn (sd_bus_message **m)
 {
   if (*m)
-    sd->bus_message_unref (*m);
+    libsd->bus_message_unref (*m);
 }
 #define cleanup_msg __attribute__ ((cleanup (cleanup_msg_fn)))
 
@@ -47,15 +48,15 @@ static void
 cleanup_slot_fn (sd_bus_slot **s)
 {
   if (*s)
-    sd->bus_slot_unref (*s);
+    libsd->bus_slot_unref (*s);
 }
 #define cleanup_slot __attribute__ ((cleanup (cleanup_slot_fn)))
 
 static void
 cleanup_bus_error_fn (sd_bus_error *e)
 {
-  if (sd)
-    sd->bus_error_free (e);
+  if (libsd)
+    libsd->bus_error_free (e);
 }
 #define cleanup_bus_error __attribute__ ((cleanup (cleanup_bus_error_fn)))
 
@@ -64,7 +65,7 @@ static int
 bus_fail (shim_error_t *err, int r, const sd_bus_error *e, const char *what, const char *unit)
 {
   errno = -r;
-  if (e && sd->bus_error_is_set (e))
+  if (e && libsd->bus_error_is_set (e))
     return shim_error_plain (err, -r, "systemd: %s `%s`: %s", what, unit, e->message ? e->message : e->name);
   return shim_error_errno (err, "systemd: %s `%s`", what, unit);
 }
@@ -84,14 +85,14 @@ bus_connect (sd_bus **out, const char *path)
   cleanup_free char *addr = NULL;
   sd_bus *b = NULL;
 
-  if (asprintf (&addr, "unix:path=%s", path) < 0 || sd->bus_new (&b) < 0)
+  if (asprintf (&addr, "unix:path=%s", path) < 0 || libsd->bus_new (&b) < 0)
     return -1;
-  if (sd->bus_set_address (b, addr) >= 0 && sd->bus_start (b) >= 0)
+  if (libsd->bus_set_address (b, addr) >= 0 && libsd->bus_start (b) >= 0)
     {
       *out = b;
       return 0;
     }
-  sd->bus_unref (b);
+  libsd->bus_unref (b);
   return -1;
 }
 
@@ -116,13 +117,13 @@ bus_open (sd_bus **out, shim_error_t *err)
   sd_bus *b = NULL;
   int r;
 
-  if (sd == NULL && (sd = sdlib_load (err)) == NULL)
+  if (libsd == NULL && (libsd = sdlib_load (err)) == NULL)
     return shim_error_prefix (err, "systemd");
   if (cgroup_systemd_user_manager ())
     {
       if (xdg && xdg[0] == '/' && asprintf (&priv, "%s/systemd/private", xdg) >= 0 && bus_connect (out, priv) == 0)
         return 0;
-      r = sd->bus_open_user (&b);
+      r = libsd->bus_open_user (&b);
       if (r < 0)
         {
           errno = -r;
@@ -135,7 +136,7 @@ bus_open (sd_bus **out, shim_error_t *err)
     }
   if (geteuid () == 0 && bus_connect (out, "/run/systemd/private") == 0)
     return 0;
-  r = sd->bus_open_system (&b);
+  r = libsd->bus_open_system (&b);
   if (r < 0)
     {
       errno = -r;
@@ -156,7 +157,7 @@ cgroup_systemd_manager_cgroup (char **out, shim_error_t *err)
   *out = NULL;
   if (bus_open (&bus, err) < 0)
     return -1;
-  r = sd->bus_get_property_string (bus, SD_DEST, SD_PATH, SD_MANAGER, "ControlGroup", &e, &s);
+  r = libsd->bus_get_property_string (bus, SD_DEST, SD_PATH, SD_MANAGER, "ControlGroup", &e, &s);
   if (r < 0)
     return bus_fail (err, r, &e, "read the manager's property", "ControlGroup");
   if (s[0] != '/' && s[0] != '\0')
@@ -186,7 +187,7 @@ on_job_removed (sd_bus_message *m, void *userdata, sd_bus_error *e)
   uint32_t id;
 
   (void) e;
-  if (sd->bus_message_read (m, "uoss", &id, &path, &unit, &result) < 0)
+  if (libsd->bus_message_read (m, "uoss", &id, &path, &unit, &result) < 0)
     return 0;
   if (w->path && strcmp (path, w->path) == 0)
     snprintf (w->result, sizeof w->result, "%s", result);
@@ -223,23 +224,23 @@ call_job (const char *method, const char *unit,
     return -1;
   /* The match before the call: the job may end before the reply is read
    * (queued signals are dispatched below, once the job's path is known). */
-  r = sd->bus_match_signal (bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
+  r = libsd->bus_match_signal (bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
   if (r < 0)
     return bus_fail (err, r, NULL, "watch the jobs for", unit);
-  r = sd->bus_call_method (bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, NULL, "");
+  r = libsd->bus_call_method (bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, NULL, "");
   if (r < 0)
-    sd->bus_error_free (&e); /* the private socket sends signals anyway */
-  r = sd->bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, method);
+    libsd->bus_error_free (&e); /* the private socket sends signals anyway */
+  r = libsd->bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, method);
   if (r < 0 || (r = append (m, arg)) < 0)
     return bus_fail (err, r, NULL, method, unit);
-  r = sd->bus_call (bus, m, JOB_TIMEOUT_USEC, &e, &reply);
+  r = libsd->bus_call (bus, m, JOB_TIMEOUT_USEC, &e, &reply);
   if (r < 0)
     {
-      if (no_unit_ok && (sd->bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit")))
+      if (no_unit_ok && (libsd->bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit")))
         return 0;
       return bus_fail (err, r, &e, method, unit);
     }
-  r = sd->bus_message_read (reply, "o", &job);
+  r = libsd->bus_message_read (reply, "o", &job);
   if (r < 0)
     return bus_fail (err, r, NULL, method, unit);
   w.path = job;
@@ -247,7 +248,7 @@ call_job (const char *method, const char *unit,
   while (w.result[0] == '\0')
     {
       uint64_t now = now_usec ();
-      r = sd->bus_process (bus, NULL);
+      r = libsd->bus_process (bus, NULL);
       if (r < 0)
         return bus_fail (err, r, NULL, "wait for the job of", unit);
       if (r > 0)
@@ -255,7 +256,7 @@ call_job (const char *method, const char *unit,
       if (now >= deadline)
         return shim_error_plain (err, ETIMEDOUT, "systemd: %s `%s`: the job did not finish in 30 s",
                                  method, unit);
-      r = sd->bus_wait (bus, deadline - now);
+      r = libsd->bus_wait (bus, deadline - now);
       if (r < 0)
         return bus_fail (err, r, NULL, "wait for the job of", unit);
     }
@@ -275,8 +276,6 @@ limit_of (int64_t v)
   return v < 0 ? UNLIMITED : (uint64_t) v;
 }
 
-/* The limits systemd has properties for, as runc sets them; the rest is
- * written to the cgroup's files afterwards (cgroup_v2 update). */
 /* memory.oom.group as systemd's own setting, OOMPolicy: on cgroup v2
  * systemd writes memory.oom.group = (OOMPolicy == kill) each time it
  * applies a unit's settings, so a value written behind its back goes back
@@ -293,6 +292,8 @@ oom_policy (const struct cgroup_resources *r)
   return r->update ? NULL : "kill";
 }
 
+/* The limits systemd has properties for, as runc sets them; the rest is
+ * written to the cgroup's files afterwards (cgroup_v2 update). */
 static int
 append_resources (sd_bus_message *m, const struct cgroup_resources *r)
 {
@@ -302,33 +303,33 @@ append_resources (sd_bus_message *m, const struct cgroup_resources *r)
   if (r == NULL)
     return 0;
   if ((policy = oom_policy (r)) != NULL)
-    ret = sd->bus_message_append (m, "(sv)", "OOMPolicy", "s", policy);
+    ret = libsd->bus_message_append (m, "(sv)", "OOMPolicy", "s", policy);
   if (r->has_memory_limit)
-    ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemoryMax", "t", limit_of (r->memory_limit));
+    ret = ret < 0 ? ret : libsd->bus_message_append (m, "(sv)", "MemoryMax", "t", limit_of (r->memory_limit));
   if (r->has_memory_reservation)
     ret = ret < 0 ? ret
-                  : sd->bus_message_append (m, "(sv)", "MemoryLow", "t", limit_of (r->memory_reservation));
+                  : libsd->bus_message_append (m, "(sv)", "MemoryLow", "t", limit_of (r->memory_reservation));
   /* OCI's swap is memory + swap; systemd's MemorySwapMax is swap alone. */
   if (r->has_memory_swap && r->has_memory_limit && r->memory_swap >= 0 && r->memory_limit >= 0
       && r->memory_swap >= r->memory_limit)
     ret = ret < 0 ? ret
-                  : sd->bus_message_append (m, "(sv)", "MemorySwapMax", "t",
+                  : libsd->bus_message_append (m, "(sv)", "MemorySwapMax", "t",
                                            (uint64_t) (r->memory_swap - r->memory_limit));
   else if (r->has_memory_swap && r->memory_swap < 0)
-    ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemorySwapMax", "t", UNLIMITED);
+    ret = ret < 0 ? ret : libsd->bus_message_append (m, "(sv)", "MemorySwapMax", "t", UNLIMITED);
   /* A limit without swap: none, as the v2 manager writes memory.swap.max
    * (else the kernel swaps instead of reaching the limit); said to systemd
    * too, so that it does not put `max` back when it applies its properties
    * again (daemon-reload). */
   else if (!r->has_memory_swap && r->has_memory_limit && r->memory_limit > 0)
-    ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "MemorySwapMax", "t", (uint64_t) 0);
+    ret = ret < 0 ? ret : libsd->bus_message_append (m, "(sv)", "MemorySwapMax", "t", (uint64_t) 0);
   if (r->has_pids_limit)
     ret = ret < 0 ? ret
-                  : sd->bus_message_append (m, "(sv)", "TasksMax", "t",
+                  : libsd->bus_message_append (m, "(sv)", "TasksMax", "t",
                                            r->pids_limit <= 0 ? UNLIMITED : (uint64_t) r->pids_limit);
   if (r->has_cpu_shares && r->cpu_shares > 0)
     ret = ret < 0 ? ret
-                  : sd->bus_message_append (m, "(sv)", "CPUWeight", "t",
+                  : libsd->bus_message_append (m, "(sv)", "CPUWeight", "t",
                                            (uint64_t) cgroup_cpu_shares_to_weight (r->cpu_shares));
   if (r->has_cpu_quota)
     {
@@ -342,14 +343,14 @@ append_resources (sd_bus_message *m, const struct cgroup_resources *r)
           if (per_sec % 10000)
             per_sec = (per_sec / 10000 + 1) * 10000;
         }
-      ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "CPUQuotaPerSecUSec", "t", per_sec);
+      ret = ret < 0 ? ret : libsd->bus_message_append (m, "(sv)", "CPUQuotaPerSecUSec", "t", per_sec);
       if (r->has_cpu_period && r->cpu_period > 0)
-        ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "CPUQuotaPeriodUSec", "t", period);
+        ret = ret < 0 ? ret : libsd->bus_message_append (m, "(sv)", "CPUQuotaPeriodUSec", "t", period);
     }
   if (r->has_blkio_weight && r->blkio_weight > 0)
     {
       uint64_t w = cgroup_blkio_weight_to_io (r->blkio_weight);
-      ret = ret < 0 ? ret : sd->bus_message_append (m, "(sv)", "IOWeight", "t", w);
+      ret = ret < 0 ? ret : libsd->bus_message_append (m, "(sv)", "IOWeight", "t", w);
     }
   return ret;
 }
@@ -367,22 +368,22 @@ append_start (sd_bus_message *m, const void *arg)
   const struct scope_args *a = arg;
   int r;
 
-  if ((r = sd->bus_message_append (m, "ss", a->unit, "fail")) < 0
-      || (r = sd->bus_message_open_container (m, 'a', "(sv)")) < 0
-      || (r = sd->bus_message_append (m, "(sv)", "Description", "s", a->description)) < 0
-      || (a->slice[0] && (r = sd->bus_message_append (m, "(sv)", "Slice", "s", a->slice)) < 0)
-      || (r = sd->bus_message_append (m, "(sv)", "Delegate", "b", 1)) < 0
+  if ((r = libsd->bus_message_append (m, "ss", a->unit, "fail")) < 0
+      || (r = libsd->bus_message_open_container (m, 'a', "(sv)")) < 0
+      || (r = libsd->bus_message_append (m, "(sv)", "Description", "s", a->description)) < 0
+      || (a->slice[0] && (r = libsd->bus_message_append (m, "(sv)", "Slice", "s", a->slice)) < 0)
+      || (r = libsd->bus_message_append (m, "(sv)", "Delegate", "b", 1)) < 0
       /* A scope systemd stopped after an OOM kill (OOMPolicy=kill) ends
        * failed; unloaded all the same, as `systemd-run --collect`, so that
        * no unit outlives its container and the system is not degraded. */
-      || (r = sd->bus_message_append (m, "(sv)", "CollectMode", "s", "inactive-or-failed")) < 0
-      || (r = sd->bus_message_append (m, "(sv)", "DefaultDependencies", "b", 0)) < 0
-      || (r = sd->bus_message_append (m, "(sv)", "MemoryAccounting", "b", 1)) < 0
-      || (r = sd->bus_message_append (m, "(sv)", "TasksAccounting", "b", 1)) < 0
-      || (r = sd->bus_message_append (m, "(sv)", "PIDs", "au", 1, (uint32_t) a->pid)) < 0
-      || (r = append_resources (m, a->r)) < 0 || (r = sd->bus_message_close_container (m)) < 0)
+      || (r = libsd->bus_message_append (m, "(sv)", "CollectMode", "s", "inactive-or-failed")) < 0
+      || (r = libsd->bus_message_append (m, "(sv)", "DefaultDependencies", "b", 0)) < 0
+      || (r = libsd->bus_message_append (m, "(sv)", "MemoryAccounting", "b", 1)) < 0
+      || (r = libsd->bus_message_append (m, "(sv)", "TasksAccounting", "b", 1)) < 0
+      || (r = libsd->bus_message_append (m, "(sv)", "PIDs", "au", 1, (uint32_t) a->pid)) < 0
+      || (r = append_resources (m, a->r)) < 0 || (r = libsd->bus_message_close_container (m)) < 0)
     return r;
-  return sd->bus_message_append (m, "a(sa(sv))", 0);
+  return libsd->bus_message_append (m, "a(sa(sv))", 0);
 }
 
 int
@@ -397,7 +398,7 @@ cgroup_systemd_start_scope (const char *unit, const char *slice, pid_t pid,
 static int
 append_stop (sd_bus_message *m, const void *arg)
 {
-  return sd->bus_message_append (m, "ss", (const char *) arg, "replace");
+  return libsd->bus_message_append (m, "ss", (const char *) arg, "replace");
 }
 
 int
@@ -416,12 +417,12 @@ cgroup_systemd_set_properties (const char *unit, const struct cgroup_resources *
 
   if (bus_open (&bus, err) < 0)
     return -1;
-  ret = sd->bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "SetUnitProperties");
-  if (ret < 0 || (ret = sd->bus_message_append (m, "sb", unit, 1)) < 0
-      || (ret = sd->bus_message_open_container (m, 'a', "(sv)")) < 0 || (ret = append_resources (m, r)) < 0
-      || (ret = sd->bus_message_close_container (m)) < 0)
+  ret = libsd->bus_message_new_method_call (bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "SetUnitProperties");
+  if (ret < 0 || (ret = libsd->bus_message_append (m, "sb", unit, 1)) < 0
+      || (ret = libsd->bus_message_open_container (m, 'a', "(sv)")) < 0 || (ret = append_resources (m, r)) < 0
+      || (ret = libsd->bus_message_close_container (m)) < 0)
     return bus_fail (err, ret, NULL, "SetUnitProperties", unit);
-  ret = sd->bus_call (bus, m, JOB_TIMEOUT_USEC, &e, NULL);
+  ret = libsd->bus_call (bus, m, JOB_TIMEOUT_USEC, &e, NULL);
   if (ret < 0)
     return bus_fail (err, ret, &e, "SetUnitProperties", unit);
   return 0;

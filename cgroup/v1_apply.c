@@ -444,22 +444,27 @@ oom_group_key (const struct util_kv *kv)
          && (strcmp (kv->value, "0") == 0 || strcmp (kv->value, "1") == 0);
 }
 
-bool
-cgroup_oom_group_given (const struct cgroup_resources *r)
+/* linux.resources.unified's memory.oom.group, "0" or "1"; NULL: not set. */
+static const struct util_kv *
+oom_group_setting (const struct cgroup_resources *r)
 {
   for (size_t i = 0; r && i < r->n_unified; i++)
     if (oom_group_key (&r->unified[i]))
-      return true;
-  return false;
+      return &r->unified[i];
+  return NULL;
+}
+
+bool
+cgroup_oom_group_given (const struct cgroup_resources *r)
+{
+  return oom_group_setting (r) != NULL;
 }
 
 bool
 cgroup_oom_group_off (const struct cgroup_resources *r)
 {
-  for (size_t i = 0; r && i < r->n_unified; i++)
-    if (oom_group_key (&r->unified[i]))
-      return strcmp (r->unified[i].value, "0") == 0;
-  return false;
+  const struct util_kv *kv = oom_group_setting (r);
+  return kv && strcmp (kv->value, "0") == 0;
 }
 
 int
