@@ -296,12 +296,13 @@ int cgroup_snapshot (const struct cgroup *cg, struct cg_snapshot *out, shim_erro
  * directory), or -1 (none: the caller clones into its own). */
 int cgroup_clone_fd (const struct cgroup *cg);
 
-/* Put PID (just cloned, with CLONE_INTO_CGROUP into cgroup_clone_fd) in
- * the hierarchies the clone did not reach: every cgroup v1 hierarchy's
- * cgroup.procs.  Nothing to do with the v2 manager.  With the systemd
+/* Put PID (just cloned) where its cgroup is made for it: with the systemd
  * manager, the first PID (init) makes the cgroup: systemd starts the scope
  * with it (StartTransientUnit, PIDs=[PID]), then the limits systemd has no
- * property for are written to the scope's files; dirfd is set after. */
+ * property for are written to the scope's files; dirfd is set after.
+ * Nothing to do with the others (cgroup_enter_needed): the clone
+ * (CLONE_INTO_CGROUP) and the child's own join (cgroup_join_self) reach
+ * every hierarchy. */
 int cgroup_enter (const struct cgroup *cg, pid_t pid, shim_error_t *err);
 
 /* `exec --cgroup`: the sub-cgroups of CG that ARGS (N of them) name, as
@@ -326,9 +327,36 @@ int cgroup_procs_all (const struct cgroup *cg, char **text, shim_error_t *err);
  * BASE, "." for BASE itself; EXDEV when it leads out of BASE. */
 int cgroup_sub_path (const char *base, const char *sub, char **rel, shim_error_t *err);
 
-/* Whether cgroup_enter has anything to do for cg: then a child must wait
- * for it before it runs anything of the container's. */
+/* Whether cgroup_enter has anything to do for cg that the child cannot do
+ * itself (cgroup_join_self): then the child must wait for it before it
+ * runs anything of the container's.  Only the systemd manager's scope,
+ * which systemd makes with the child's pid, until it is started. */
 bool cgroup_enter_needed (const struct cgroup *cg);
+
+/* What a child cloned into cgroup_clone_fd does itself, first thing, to
+ * reach the rest of its cgroups: on cgroup v1, "0" (itself) into each
+ * hierarchy's `tasks`.  A write of another task's pid to cgroup.procs
+ * takes the kernel's global cgroup_threadgroup_rwsem, and its taker waits
+ * for an RCU grace period: measured on 6.18 with 2 CPUs, 9 to 20 ms for
+ * the first hierarchy.  A single thread naming itself skips that lock:
+ * 0.03 ms.  The child is single-threaded, so its thread is the process.
+ * cgroup_join_open, before the clone, opens the files; cgroup_join_self,
+ * in the child, writes them; cgroup_join_close, in both, closes what is
+ * left.  Nothing to do on cgroup v2 (the clone did it) or for a systemd
+ * scope not yet started (cgroup_enter does it). */
+#define CGROUP_JOIN_MAX 16
+struct cgroup_join
+{
+  const struct cgroup *cg;
+  size_t n;
+  int fd[CGROUP_JOIN_MAX]; /* per v1 hierarchy of cg, -1 where none */
+};
+int cgroup_join_open (const struct cgroup *cg, struct cgroup_join *j, shim_error_t *err);
+int cgroup_join_self (struct cgroup_join *j, shim_error_t *err);
+void cgroup_join_close (struct cgroup_join *j);
+/* Whether the child has a join to do (and so is not yet in every cgroup
+ * right after the clone). */
+bool cgroup_join_pending (const struct cgroup_join *j);
 
 /* The directory holding the container's memory controller files: the
  * cgroup itself on v2, its memory hierarchy directory on v1; -1 when there

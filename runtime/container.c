@@ -252,6 +252,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
                  struct container_proc *out, shim_error_t *err)
 {
   __attribute__ ((cleanup (close_ns_fds))) struct ns_fds ns = { 0 };
+  __attribute__ ((cleanup (cgroup_join_close))) struct cgroup_join join = { .n = 0 };
   cleanup_close int parent_end = -1;
   cleanup_close int child_end = -1;
   int pid_ns_fd = -1, pidfd = -1, sync[2];
@@ -263,7 +264,7 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   size_t i;
 
   out->pty_master = -1;
-  if (open_ns_fds (cfg, &ns, &pid_ns_fd, err) < 0)
+  if (open_ns_fds (cfg, &ns, &pid_ns_fd, err) < 0 || cgroup_join_open (opts->cgroup, &join, err) < 0)
     return -1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0)
     return shim_error_errno (err, "socketpair");
@@ -277,10 +278,10 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       /* Made by unshare in the child, after it joined the user
        * namespace: clone3 would make them the host's.  On cgroup v1 the
        * cgroup namespace too, once the child is in the container's
-       * cgroups (sync_wait_entered), as runc does: cloned with it, its
-       * root in the v1 hierarchies was the runtime's cgroup, and the
-       * container read /../../shim/ID in /proc/self/cgroup. */
-      if (join_user || (type == CLONE_NEWCGROUP && gate))
+       * cgroups (cgroup_join_self, sync_wait_entered), as runc does:
+       * cloned with it, its root in the v1 hierarchies was the runtime's
+       * cgroup, and the container read /../../shim/ID in /proc/self/cgroup. */
+      if (join_user || (type == CLONE_NEWCGROUP && (gate || cgroup_join_pending (&join))))
         ns.unshare_flags |= type;
       else
         flags |= (uint64_t) type;
@@ -292,13 +293,14 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
       shim_error_t cerr = NULL;
       int report_fd = child_end;
       close (parent_end);
-      if (sync_wait_entered (child_end, gate, &cerr) == 0)
+      if (cgroup_join_self (&join, &cerr) == 0 && sync_wait_entered (child_end, gate, &cerr) == 0)
         child_setup (cfg, opts, &ns, child_end, &report_fd, &cerr);
       sync_report_error (report_fd, &cerr);
       _exit (1);
     }
   if (pid < 0)
     return -1;
+  cgroup_join_close (&join);
   fault_point ("spawn:before-enter");
   if (sync_enter_cgroup (parent_end, gate, opts->cgroup, pid, opts->cgroup_entered, opts->opaque, err) < 0)
     {

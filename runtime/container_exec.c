@@ -103,6 +103,7 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
                 const struct exec_opts *o, struct container_proc *out, shim_error_t *err)
 {
   __attribute__ ((cleanup (close_fd_array))) int fds[6] = { -1, -1, -1, -1, -1, -1 };
+  __attribute__ ((cleanup (cgroup_join_close))) struct cgroup_join join = { .n = 0 };
   cleanup_close int rootfd = -1, pidns = -1, parent_end = -1, child_end = -1;
   char path[64];
   int pidfd = -1, sv[2];
@@ -145,6 +146,8 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
       if (pidns < 0)
         return shim_error_errno (err, "open `%s`", path);
     }
+  if (cgroup_join_open (o->cgroup, &join, err) < 0)
+    return -1;
   if (o->lock_fd && *o->lock_fd >= 0)
     close (steal_fd (o->lock_fd));
   pid = process_clone (pidns, o->cgroup_fd, 0, &pidfd, err);
@@ -152,13 +155,14 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
     {
       shim_error_t cerr = NULL;
       close (parent_end);
-      if (sync_wait_entered (child_end, gate, &cerr) == 0)
+      if (cgroup_join_self (&join, &cerr) == 0 && sync_wait_entered (child_end, gate, &cerr) == 0)
         exec_child (cfg, p, o, fds, rootfd, child_end, &cerr);
       sync_report_error (child_end, &cerr);
       _exit (1);
     }
   if (pid < 0)
     return -1;
+  cgroup_join_close (&join);
   fault_point ("exec:before-enter");
   if (sync_enter_cgroup (parent_end, gate, o->cgroup, pid, NULL, NULL, err) < 0)
     {

@@ -79,7 +79,7 @@ static void
 fake_host (void)
 {
   static const char *const files[] = {
-    "cgroup.procs",          "memory.limit_in_bytes",  "memory.memsw.limit_in_bytes",
+    "cgroup.procs",          "tasks",                  "memory.limit_in_bytes",  "memory.memsw.limit_in_bytes",
     "memory.soft_limit_in_bytes", "pids.max",          "cpu.shares",
     "cpu.cfs_quota_us",      "cpu.cfs_period_us",      "cpuset.cpus",
     "cpuset.mems",           "freezer.state",          "devices.allow",
@@ -116,6 +116,19 @@ fake_host (void)
     }
   strcat (text, "30 23 0:27 / /proc rw,nosuid - proc proc rw\n");
   cgroup_v1_set_mountinfo (text);
+}
+
+/* JOIN the child's side of CG, in this process: on the fake host its
+ * `tasks` files are plain files, each then holding "0". */
+static void
+join (const struct cgroup *cg, const char *what)
+{
+  cleanup_error shim_error_t err = NULL;
+  struct cgroup_join j;
+
+  ok (cgroup_join_open (cg, &j, &err) == 0 && cgroup_join_self (&j, &err) == 0, "join %s: %s", what,
+      err ? err->msg : "ok");
+  cgroup_join_close (&j);
 }
 
 static pid_t
@@ -181,15 +194,26 @@ test_create_pure_v1 (void)
   /* Reaped by the kernel: a zombie would look alive to the wait. */
   signal (SIGCHLD, SIG_IGN);
   child = sleeper ();
-  ok (cgroup_enter (&cg, child, &err) == 0, "enter");
   {
+    struct cgroup_join j;
     char want[32];
-    snprintf (want, sizeof want, "%d", (int) child);
-    is_str (procs = get ("freezer/shim/c1", "cgroup.procs"), want, "the pid is in the freezer hierarchy");
-    is_str (mprocs = get ("memory/shim/c1", "cgroup.procs"), want, "and in the memory hierarchy");
+    ok (!cgroup_enter_needed (&cg), "nothing for the runtime to enter on v1: the child joins itself");
+    ok (cgroup_join_open (&cg, &j, &err) == 0 && cgroup_join_pending (&j), "the join's files open");
+    ok (cgroup_join_self (&j, &err) == 0, "join");
+    cgroup_join_close (&j);
+    is_str (procs = get ("freezer/shim/c1", "tasks"), "0", "the child names itself in the freezer hierarchy");
+    is_str (mprocs = get ("memory/shim/c1", "tasks"), "0", "and in the memory hierarchy");
     free (procs);
-    procs = get ("systemd/shim/c1", "cgroup.procs");
+    procs = get ("systemd/shim/c1", "tasks");
     is_str (procs, "", "not in a named hierarchy (name=systemd)");
+    /* What the kernel would show from then on. */
+    snprintf (want, sizeof want, "%d", (int) child);
+    for (size_t i = 0; i < N_HIER - 1; i++)
+      {
+        char p[128];
+        snprintf (p, sizeof p, "%s/shim/c1", hier[i][0]);
+        put (p, "cgroup.procs", want);
+      }
   }
 
   {
@@ -500,24 +524,26 @@ test_sub_open (void)
         mkdir (p, 0755);
         snprintf (p, sizeof p, "%s/shim/c1%s", hier[i][0], dirs[j]);
         put (p, "cgroup.procs", "");
+        put (p, "tasks", "");
       }
   if (!ok (cgroup_open ("/shim/c1", 0, &cg, &err) == 0, "open"))
     return;
   if (ok (cgroup_sub_open (&cg, args, 2, &sub, &err) == 0, "memory:sub and cpu,cpuacct:/subcpu: %s",
           err ? err->msg : "ok"))
     {
-      ok (cgroup_enter (&sub, 4242, &err) == 0, "enter the sub-cgroups");
-      is_str (mem = get ("memory/shim/c1/sub", "cgroup.procs"), "4242", "memory: its sub-cgroup");
-      is_str (cpu = get ("cpu,cpuacct/shim/c1/subcpu", "cgroup.procs"), "4242", "cpu,cpuacct: its sub-cgroup");
-      is_str (pids = get ("pids/shim/c1", "cgroup.procs"), "4242", "pids: the container's own");
+      join (&sub, "the sub-cgroups");
+      is_str (mem = get ("memory/shim/c1/sub", "tasks"), "0", "memory: its sub-cgroup");
+      is_str (cpu = get ("cpu,cpuacct/shim/c1/subcpu", "tasks"), "0", "cpu,cpuacct: its sub-cgroup");
+      is_str (pids = get ("pids/shim/c1", "tasks"), "0", "pids: the container's own");
       cgroup_release (&sub);
     }
   args[0] = (char *) "/sub";
   if (ok (cgroup_sub_open (&cg, args, 1, &sub, &err) == 0, "PATH alone: %s", err ? err->msg : "ok"))
     {
-      ok (cgroup_enter (&sub, 4343, &err) == 0, "enter");
-      is_str (mem2 = get ("memory/shim/c1/sub", "cgroup.procs"), "4343", "memory: sub");
-      is_str (pids2 = get ("pids/shim/c1/sub", "cgroup.procs"), "4343", "pids: sub too");
+      put ("memory/shim/c1/sub", "tasks", "");
+      join (&sub, "PATH alone");
+      is_str (mem2 = get ("memory/shim/c1/sub", "tasks"), "0", "memory: sub");
+      is_str (pids2 = get ("pids/shim/c1/sub", "tasks"), "0", "pids: sub too");
       cgroup_release (&sub);
     }
   args[0] = (char *) "memory:sub";
