@@ -113,10 +113,15 @@ int history_journal_send (const struct history_event *e, const char *ident, shim
 
 /* ---- the store ---- */
 
-/* A record's file name: TIME_NS, PID and RND as above.  Pure. */
-void history_file_name (int64_t time_ns, pid_t pid, uint32_t rnd, char *buf, size_t len);
+/* A record's file name: TIME_NS, PID and RND as above, and the record's
+ * SIZE in bytes, so that pruning needs no stat of every record (measured:
+ * the fstatat of 500 records was a tenth of a `shim run`).  Pure. */
+void history_file_name (int64_t time_ns, pid_t pid, uint32_t rnd, uint64_t size, char *buf, size_t len);
 /* Its time, or -1 when NAME is not a record's name. */
 int64_t history_file_time (const char *name);
+/* The size a record's name says, or -1 when it says none (a record
+ * written before the size was in the name: TIME_NS-PID-RND.json). */
+int64_t history_file_size (const char *name);
 
 struct history_file
 {

@@ -93,9 +93,9 @@ history_config_init (struct history_config *c)
 }
 
 void
-history_file_name (int64_t time_ns, pid_t pid, uint32_t rnd, char *buf, size_t len)
+history_file_name (int64_t time_ns, pid_t pid, uint32_t rnd, uint64_t size, char *buf, size_t len)
 {
-  snprintf (buf, len, "%020lld-%d-%08x.json", (long long) time_ns, (int) pid, rnd);
+  snprintf (buf, len, "%020lld-%d-%08x-%llu.json", (long long) time_ns, (int) pid, rnd, (unsigned long long) size);
 }
 
 int64_t
@@ -114,6 +114,28 @@ history_file_time (const char *name)
     return -1;
   i = strlen (name);
   return i > 26 && strcmp (name + i - 5, ".json") == 0 ? t : -1;
+}
+
+int64_t
+history_file_size (const char *name)
+{
+  const char *dash = strrchr (name, '-'), *p;
+  int64_t size = 0;
+  int dashes = 0;
+
+  if (history_file_time (name) < 0)
+    return -1;
+  for (p = name; *p; p++)
+    dashes += *p == '-';
+  if (dashes != 3 || dash[1] == '.')
+    return -1;
+  for (p = dash + 1; *p != '.'; p++)
+    {
+      if (*p < '0' || *p > '9' || size > (INT64_MAX - 9) / 10)
+        return -1;
+      size = size * 10 + (*p - '0');
+    }
+  return strcmp (p, ".json") == 0 ? size : -1;
 }
 
 void
@@ -189,7 +211,11 @@ list_files (int dirfd, bool tidy, struct history_file **out, size_t *n, shim_err
             unlinkat (dirfd, de->d_name, 0);
           continue;
         }
-      if (fstatat (dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG (sb.st_mode))
+      /* The name says the size; the type comes with the entry on most
+       * filesystems.  Only what is left unsaid costs a stat. */
+      sb.st_size = history_file_size (de->d_name);
+      if ((de->d_type != DT_REG || sb.st_size < 0)
+          && (fstatat (dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG (sb.st_mode)))
         continue;
       if (k == cap)
         {
@@ -273,7 +299,7 @@ history_store_write (const char *dir, const struct history_limits *l, const stru
     return -1;
   if (getrandom (&rnd, sizeof (rnd), GRND_NONBLOCK) != sizeof (rnd))
     rnd = (uint32_t) now_ns () ^ (uint32_t) getpid ();
-  history_file_name (e->time_ns, getpid (), rnd, name, sizeof (name));
+  history_file_name (e->time_ns, getpid (), rnd, strlen (json) + 1, name, sizeof (name));
   snprintf (tmp, sizeof (tmp), ".tmp-%s", name);
   fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)

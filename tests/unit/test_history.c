@@ -48,9 +48,15 @@ test_names (void)
 {
   char name[96];
 
-  history_file_name (1733450000123456789LL, 4242, 0x0badf00d, name, sizeof (name));
-  is_str (name, "01733450000123456789-4242-0badf00d.json", "file name: 20-digit ns, pid, random word");
+  history_file_name (1733450000123456789LL, 4242, 0x0badf00d, 731, name, sizeof (name));
+  is_str (name, "01733450000123456789-4242-0badf00d-731.json", "file name: 20-digit ns, pid, random word, size");
   is_int (history_file_time (name), 1733450000123456789LL, "file name: its time read back");
+  is_int (history_file_size (name), 731, "file name: its size read back");
+  is_int (history_file_time ("01733450000123456789-4242-0badf00d.json"), 1733450000123456789LL,
+          "a name without the size: still a record");
+  is_int (history_file_size ("01733450000123456789-4242-12345678.json"), -1,
+          "whose random word is not taken for a size");
+  is_int (history_file_size ("01733450000123456789-4242-0badf00d-7x1.json"), -1, "nor a size that is not a number");
   is_int (history_file_time (".tmp-01733450000123456789-1-0.json"), -1, "a dot-file is not a record");
   is_int (history_file_time ("01733450000123456789-1-0.txt"), -1, "nor another suffix");
   is_int (history_file_time ("0173345000012345678x-1-0.json"), -1, "nor a name that is not a time");
@@ -267,6 +273,53 @@ test_store (void)
   ok (rmdir (dir) == 0, "store: nothing else left (no dot-files)");
 }
 
+/* The byte bound: a record's size is read from its name; a record named
+ * before the size was (TIME_NS-PID-RND.json) is measured by stat.  The
+ * old-style record below holds 4400 bytes: only a stat sees them, and
+ * the 4500-byte bound then drops it.  The new-style one names 10 bytes but
+ * holds 4400: only the name is read, and it stays. */
+static void
+test_store_sizes (void)
+{
+  char dir[] = "/tmp/test_history.XXXXXX", p[512], big[4400];
+  struct verdict v = oom_verdict ();
+  struct history_limits l = { .keep_bytes = 4500 };
+  struct history_event e = { .id = "new", .source = "run", .v = &v, .time_ns = 1733450009LL * 1000000000 };
+  shim_error_t err = NULL;
+  FILE *f;
+
+  if (mkdtemp (dir) == NULL)
+    {
+      ok (0, "mkdtemp");
+      return;
+    }
+  memset (big, ' ', sizeof (big));
+  snprintf (p, sizeof (p), "%s/01733450001000000000-1-0badf00d.json", dir);
+  if ((f = fopen (p, "w")) != NULL)
+    fclose (f = (fwrite (big, 1, sizeof (big), f), f));
+  snprintf (p, sizeof (p), "%s/01733450002000000000-1-0badf00d-10.json", dir);
+  if ((f = fopen (p, "w")) != NULL)
+    fclose (f = (fwrite (big, 1, sizeof (big), f), f));
+  ok (history_store_write (dir, &l, &e, &err) == 0, "store: a write with a 4500-byte bound");
+  snprintf (p, sizeof (p), "%s/01733450001000000000-1-0badf00d.json", dir);
+  ok (access (p, F_OK) < 0, "an old-style name: its 4400 bytes measured, and pruned");
+  unlink (p);
+  snprintf (p, sizeof (p), "%s/01733450002000000000-1-0badf00d-10.json", dir);
+  ok (access (p, F_OK) == 0, "a name that says 10 bytes: taken at its word, kept");
+  unlink (p);
+  DIR *d = opendir (dir);
+  for (struct dirent *de; d && (de = readdir (d));)
+    if (de->d_name[0] != '.')
+      {
+        snprintf (p, sizeof (p), "%s/%s", dir, de->d_name);
+        unlink (p);
+      }
+  if (d)
+    closedir (d);
+  ok (rmdir (dir) == 0, "store sizes: nothing else left");
+  shim_error_release (&err);
+}
+
 /* 1100 deaths with the default limits: the store holds the 1000 newest.
  * (On tmpfs when there is one: 1100 fdatasyncs cost nothing there.) */
 static void
@@ -319,6 +372,7 @@ main (void)
   test_journal ();
   test_record ();
   test_store ();
+  test_store_sizes ();
   test_thousand ();
   return done_testing ();
 }
