@@ -324,44 +324,6 @@ cgroup_enter_needed (const struct cgroup *cg)
   return cg->manager == &cgroup_systemd_manager && cg->sd != NULL && !cg->sd->started;
 }
 
-int
-cgroup_join_open (const struct cgroup *cg, struct cgroup_join *j, shim_error_t *err)
-{
-  j->cg = cg;
-  j->n = 0;
-  if (cg == NULL || cg->manager != &cgroup_v1_manager)
-    return 0;
-  return cgroup_v1_join_open (cg, j, err);
-}
-
-int
-cgroup_join_self (struct cgroup_join *j, shim_error_t *err)
-{
-  if (j->n == 0)
-    return 0;
-  return cgroup_v1_join_self (j, err);
-}
-
-void
-cgroup_join_close (struct cgroup_join *j)
-{
-  size_t i;
-
-  for (i = 0; i < j->n; i++)
-    if (j->fd[i] >= 0)
-      {
-        close (j->fd[i]);
-        j->fd[i] = -1;
-      }
-  j->n = 0;
-}
-
-bool
-cgroup_join_pending (const struct cgroup_join *j)
-{
-  return j->n > 0;
-}
-
 const char *
 cgroup_memory_path (const struct cgroup *cg)
 {

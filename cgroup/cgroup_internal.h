@@ -154,9 +154,6 @@ int cgroup_v1_dirfd (const struct cgroup_v1 *v, const char *name);
 /* The hierarchy carrying controller NAME, or NULL. */
 const struct cgroup_v1_dir *cgroup_v1_find (const struct cgroup_v1 *v, const char *name);
 
-/* cgroup_join_open and cgroup_join_self on v1: each hierarchy's `tasks`. */
-int cgroup_v1_join_open (const struct cgroup *cg, struct cgroup_join *j, shim_error_t *err);
-int cgroup_v1_join_self (struct cgroup_join *j, shim_error_t *err);
 /* The v1 hierarchies of CG opened, and a relative cgroupsPath resolved in
  * each as create does (CG's v1_paths). */
 int cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct cgroup *cg, shim_error_t *err);

@@ -578,52 +578,6 @@ v1_open (struct cgroup *cg, shim_error_t *err)
   return set_tracking_fds (cg, err);
 }
 
-_Static_assert (CGROUP_V1_MAX <= CGROUP_JOIN_MAX, "a join fd for every v1 hierarchy");
-
-int
-cgroup_v1_join_open (const struct cgroup *cg, struct cgroup_join *j, shim_error_t *err)
-{
-  size_t i;
-
-  for (i = 0; cg->v1 && i < cg->v1->n; i++)
-    {
-      const struct cgroup_v1_dir *h = &cg->v1->h[i];
-      j->fd[i] = -1;
-      j->n = i + 1;
-      if (h->dirfd < 0)
-        continue;
-      j->fd[i] = openat (h->dirfd, "tasks", O_WRONLY | O_CLOEXEC);
-      if (j->fd[i] < 0)
-        {
-          int saved = errno;
-          cgroup_join_close (j);
-          errno = saved;
-          return shim_error_errno (err, "cgroup `%s` in %s: open `tasks`", hpath (cg, h), h->ctrls);
-        }
-    }
-  return 0;
-}
-
-int
-cgroup_v1_join_self (struct cgroup_join *j, shim_error_t *err)
-{
-  size_t i;
-
-  for (i = 0; i < j->n; i++)
-    {
-      if (j->fd[i] < 0)
-        continue;
-      if (write (j->fd[i], "0", 1) != 1)
-        {
-          const struct cgroup_v1_dir *h = &j->cg->v1->h[i];
-          return shim_error_errno (err, "cgroup `%s` in %s: join (write 0 to `tasks`)", hpath (j->cg, h), h->ctrls);
-        }
-      close (j->fd[i]);
-      j->fd[i] = -1;
-    }
-  return 0;
-}
-
 /* freezer.state to STATE ("FROZEN", "THAWED"), then re-read until the
  * kernel says it is there (FREEZING means some task has not stopped yet). */
 static int
