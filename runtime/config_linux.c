@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,26 +26,40 @@ static const struct
   { "user", CLONE_NEWUSER },   { "time", CLONE_NEWTIME },
 };
 
+/* The entry of NS's type before it (among the first N kept), or NULL. */
+static const struct shim_namespace *
+namespace_before (const struct shim_config *cfg, size_t n, int type, size_t *at)
+{
+  for (*at = 0; *at < n; (*at)++)
+    if (cfg->namespaces[*at].type == type)
+      return &cfg->namespaces[*at];
+  return NULL;
+}
+
 static int
 parse_namespaces (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
   struct shim_config *cfg = target;
+  cleanup_free size_t *json_index = NULL;
   size_t i, j;
 
   if (!YAJL_IS_ARRAY (v))
     return config_type_error (c, path, "array", v);
   cfg->namespaces = calloc (v->u.array.len + 1, sizeof (struct shim_namespace));
-  if (cfg->namespaces == NULL)
+  json_index = calloc (v->u.array.len + 1, sizeof (size_t));
+  if (cfg->namespaces == NULL || json_index == NULL)
     return shim_error_errno (c->err, "%s", path);
   for (i = 0; i < v->u.array.len; i++)
     {
       yajl_val e = v->u.array.values[i], t, p;
       const char *tk[] = { "type", NULL }, *pk[] = { "path", NULL };
-      struct shim_namespace *ns = &cfg->namespaces[i];
+      struct shim_namespace *ns = &cfg->namespaces[cfg->n_namespaces];
+      const struct shim_namespace *before;
       cleanup_free char *ep = config_path_index (path, i);
       cleanup_free char *tp = config_path_key (ep, "type");
       cleanup_free char *pp = config_path_key (ep, "path");
 
+      json_index[cfg->n_namespaces] = i;
       cfg->n_namespaces++;
       if (!YAJL_IS_OBJECT (e))
         return config_type_error (c, ep, "object", e);
@@ -60,14 +75,6 @@ parse_namespaces (struct config_ctx *c, yajl_val v, const char *path, void *targ
       ns->type = namespace_types[j].type;
       if (ns->type == CLONE_NEWTIME)
         return shim_error_plain (c->err, ENOTSUP, "%s: time namespaces are not supported yet", tp);
-      /* runc 1.1 refuses any second entry of a type, with or without a
-       * path, the same path or not: its words first, for scripts. */
-      for (j = 0; j < i; j++)
-        if (cfg->namespaces[j].type == ns->type)
-          return shim_error_plain (c->err, EINVAL,
-                                   "malformed spec file: duplicated ns: %s: namespace `%s` given twice (%s[%zu] "
-                                   "too)",
-                                   tp, t->u.string, path, j);
       if (p != NULL && !YAJL_IS_NULL (p))
         {
           if (config_get_string (c, p, pp, &ns->path) < 0)
@@ -75,6 +82,29 @@ parse_namespaces (struct config_ctx *c, yajl_val v, const char *path, void *targ
           if (ns->path[0] != '/')
             return shim_error_plain (c->err, EINVAL, "%s: `%s` is not an absolute path", pp, ns->path);
         }
+      /* A second entry of a type: the same one again (no path twice, or
+       * one path twice) is taken once with a warning, as runc does since
+       * 1.2; two different ones cannot both be, and are refused in runc's
+       * words, for scripts. */
+      before = namespace_before (cfg, cfg->n_namespaces - 1, ns->type, &j);
+      if (before == NULL)
+        continue;
+      if ((before->path == NULL) != (ns->path == NULL) || (ns->path && strcmp (before->path, ns->path) != 0))
+        return shim_error_plain (c->err, EINVAL,
+                                 "malformed spec file: duplicated ns: %s: namespace `%s` given twice (%s[%zu] "
+                                 "too), differently",
+                                 tp, t->u.string, path, json_index[j]);
+      {
+        cleanup_free char *why = NULL;
+        if (asprintf (&why, "namespace `%s` given twice, the same as %s[%zu]: taken once", t->u.string, path,
+                      json_index[j])
+            < 0)
+          return shim_error_errno (c->err, "%s", tp);
+        config_warn (c, tp, why);
+      }
+      free (ns->path);
+      memset (ns, 0, sizeof (*ns));
+      cfg->n_namespaces--;
     }
   return 0;
 }

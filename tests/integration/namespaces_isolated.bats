@@ -136,3 +136,22 @@ load helpers
 	run_shim
 	assert_error "linux.namespaces[3].path \`$T/nope\`: No such file or directory"
 }
+
+# Two different ones are refused: hostile_configs.tsv.
+@test "the same namespace listed twice is taken once, with a warning, as runc 1.2 does" {
+	# ipc twice without a path: one new ipc namespace, not an error.
+	cfg '.linux.namespaces += [{type: "ipc"}]'
+	sh_cmd 'readlink /proc/self/ns/ipc'
+	run_shim
+	assert_status 0
+	[ "$output" != "$(readlink /proc/self/ns/ipc)" ]
+	assert_eq "$stderr" "shim: warning: config.json: linux.namespaces[$(jq '.linux.namespaces | length - 1' "$BUNDLE/config.json")].type: namespace \`ipc\` given twice, the same as linux.namespaces[$(jq '.linux.namespaces | map(.type) | index("ipc")' "$BUNDLE/config.json")]: taken once"
+	# The host's network namespace joined twice by one path: joined once.
+	cfg '.linux.namespaces |= map(select(.type != "network" and .type != "ipc"))
+		+ [{type: "network", path: "/proc/'"$$"'/ns/net"}, {type: "network", path: "/proc/'"$$"'/ns/net"}]'
+	sh_cmd 'readlink /proc/self/ns/net'
+	run_shim
+	assert_status 0
+	assert_eq "$output" "$(readlink /proc/$$/ns/net)"
+	assert_contains "$stderr" "namespace \`network\` given twice, the same as"
+}
