@@ -68,6 +68,38 @@ parse_cap_set (struct config_ctx *c, yajl_val v, const char *path, uint64_t *mas
   return 0;
 }
 
+/* The kernel raises an ambient capability only when it is permitted and
+ * inheritable too (PR_CAP_AMBIENT_RAISE: EPERM).  runc leaves the others
+ * out without a word, and `runc spec` writes such a config (ambient, no
+ * inheritable): they are left out here too, each named in a warning. */
+static int
+ambient_raisable (struct config_ctx *c, yajl_val ambient, const char *path, struct shim_capabilities *caps)
+{
+  uint64_t lone = caps->ambient & ~(caps->permitted & caps->inheritable), bit;
+  size_t i;
+
+  if (lone == 0)
+    return 0;
+  for (i = 0; i < ambient->u.array.len; i++)
+    {
+      const char *name = ambient->u.array.values[i]->u.string;
+      cleanup_free char *ap = config_path_key (path, "ambient");
+      cleanup_free char *ep = ap ? config_path_index (ap, i) : NULL;
+      cleanup_free char *why = NULL;
+      if (cap_lookup (name, &bit) < 0 || (lone & bit) == 0)
+        continue;
+      lone &= ~bit;
+      if (ep == NULL
+          || asprintf (&why, "%s is not both permitted and inheritable, so the kernel cannot raise it: left out, as runc does",
+                       name)
+                 < 0)
+        return shim_error_errno (c->err, "%s", path);
+      config_warn (c, ep, why);
+    }
+  caps->ambient &= caps->permitted & caps->inheritable;
+  return 0;
+}
+
 int
 config_parse_capabilities (struct config_ctx *c, yajl_val v, const char *path, void *target)
 {
@@ -91,7 +123,7 @@ config_parse_capabilities (struct config_ctx *c, yajl_val v, const char *path, v
       if (parse_cap_set (c, json_field (v, sets[i].key), p, sets[i].mask) < 0)
         return -1;
     }
-  return 0;
+  return ambient_raisable (c, json_field (v, "ambient"), path, caps);
 }
 
 /* ---- LSM labels: applied (or refused) by security.c, which knows the host ---- */
