@@ -35,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
@@ -702,6 +703,7 @@ security_run_sealed_copy (char **argv, shim_error_t *err)
 {
   cleanup_close int exe = open ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   cleanup_close int copy = -1;
+  struct statvfs sfs;
   struct stat st;
   off_t off = 0, len;
   int seals;
@@ -710,6 +712,13 @@ security_run_sealed_copy (char **argv, shim_error_t *err)
     return shim_error_errno (err, "open /proc/self/exe");
   seals = fcntl (exe, F_GET_SEALS);
   if (sealed (seals))
+    return 0;
+  /* A binary on a read-only mount (a read-only bind of it over itself,
+   * runc's advice before 1.2) cannot be opened for writing through
+   * /proc/PID/exe either: the open goes through that mount and fails with
+   * EROFS.  Then there is nothing to copy, and no second start-up.  A
+   * container cannot remount a mount of the host's namespace. */
+  if (fstatvfs (exe, &sfs) == 0 && (sfs.f_flag & ST_RDONLY))
     return 0;
   if (fstat (exe, &st) < 0)
     return shim_error_errno (err, "stat /proc/self/exe");

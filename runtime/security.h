@@ -48,8 +48,8 @@ void security_state_release (struct security_state *st);
  * the runtime's binary on the host.  The commands that start container
  * processes therefore re-exec themselves, with ARGV, from a sealed memfd
  * copy of the binary: that is all /proc/self/exe can ever lead to.
- * Returns 0 at once when already running from such a copy; otherwise does
- * not return unless it fails. */
+ * Returns 0 at once when already running from such a copy, or from a
+ * binary on a read-only mount; otherwise does not return unless it fails. */
 int security_run_sealed_copy (char **argv, shim_error_t *err);
 
 #endif

@@ -103,3 +103,31 @@ SEALS=$REPO/tests/helpers/seals
 	assert_eq "$("$SEALS" "/proc/$pid/exe")" "seal shrink grow future_write"
 	shim delete --force "$ID"
 }
+
+# A binary on a read-only mount (runc's advice before 1.2: a read-only bind
+# of the binary over itself) is not copied: nothing can open it for writing
+# through /proc/PID/exe, the open fails with EROFS.  One start-up instead
+# of two.
+@test "create from a binary on a read-only mount: no copy, and its /proc/PID/exe cannot be written" {
+	local pid
+	mkdir "$T/ro"
+	cp "$SHIM_BIN" "$T/ro/shim"
+	mount --bind "$T/ro" "$T/ro"
+	register_mount "$T/ro"
+	mount -o remount,bind,ro "$T/ro"
+	make_bundle sleeper
+	env SHIM_TEST_TAG="$TAG" "$T/ro/shim" --root "$STATE" create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
+	pid=$(cat "$T/pid")
+	assert_eq "$(readlink "/proc/$pid/exe")" "$T/ro/shim" "init's /proc/PID/exe"
+	# The attack keeps a handle on it, and writes once the runtime is gone
+	# (while it runs, the kernel says ETXTBSY).
+	local holder
+	env SHIM_TEST_TAG="$TAG" sh -c 'exec 7<"$1"; exec sleep 60' _ "/proc/$pid/exe" 3>&- &
+	holder=$!
+	timeout 10 sh -c 'until [ -e "/proc/$1/fd/7" ]; do sleep 0.05; done' _ "$holder"
+	shim delete --force "$ID"
+	run sh -c 'exec 3>>"$1"' _ "/proc/$holder/fd/7"
+	kill "$holder"
+	assert_status 2
+	assert_contains "$output" "Read-only file system"
+}
