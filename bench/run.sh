@@ -56,7 +56,7 @@ die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 [ -x "$repo/shim" ] && [ -x "$repo/examples/rootfs/bin/busybox" ] || die "build first: make"
 [ -x "$here/timeit" ] && [ -x "$here/floor" ] || die "build first: make bench/timeit bench/floor"
 mkdir -p "$out"
-rm -f "$out"/*.dat "$out"/*.png "$out"/table.txt
+rm -f "$out"/*.dat "$out"/*.png "$out"/table.txt "$out"/latency.xtics
 
 # State, bundles and roots on a tmpfs (/run): the VM's 9p root cannot hold
 # sockets or device nodes, and a disk would time the disk.
@@ -139,7 +139,7 @@ cmd() {
 # record SCENARIO RT TIMEIT-OUTPUT...: append "ns rss rc" lines.
 record() {
 	local f=$out/$1-$2.dat
-	awk '$1 == "run" { print $3, $4, $5 }' >>"$f"
+	awk '$1 == "run" { print $3, $4, $5, $6 }' >>"$f"
 }
 
 round_order() {
@@ -164,6 +164,31 @@ for ((round = 0; round < runs; round++)); do
 	done
 done
 
+# --- instruction counts (callgrind) ----------------------------------------------
+# Repeatable where times are not.  Only for what valgrind can follow:
+# Debian 12's valgrind (3.19) has no clone3 and cannot execveat a memfd,
+# so create, run and exec are measured by their cpu column instead.
+# instructions.txt: COMMAND INSTRUCTIONS, for shim's commands on the
+# running exec container.
+: >"$out/instructions.txt"
+instructions() {
+	command -v valgrind >/dev/null || { log "valgrind not installed: no instruction counts"; return 0; }
+	local what
+	while IFS='|' read -r what; do
+		# shellcheck disable=SC2086
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null $what 2>"$work/callgrind.log" >/dev/null </dev/null ||
+			{ log "callgrind: $what failed"; continue; }
+		awk -v w="$what" -v r="$repo/" '/Collected :/ { gsub(r, "", w); sub(/--root [^ ]* /, "", w); print w, $NF }' \
+			"$work/callgrind.log" >>"$out/instructions.txt"
+	done <<EOF
+${bin[shim]} --version
+${bin[shim]} --root $work/root-shim state bench-execbox
+${bin[shim]} --root $work/root-shim list
+${bin[shim]} --root $work/root-shim ps bench-execbox
+$repo/shim-oom-hook --version
+EOF
+}
+
 # --- exec into a running container ----------------------------------------------
 for rt in "${avail[@]}"; do
 	c=${extra[$rt]}
@@ -172,6 +197,7 @@ for rt in "${avail[@]}"; do
 		"${bin[$rt]}" --root "$work/root-$rt" start bench-execbox >/dev/null 2>&1 ||
 		{ log "$rt: could not start the exec container"; continue; }
 	T -c "$runs" -p "bench-e-$rt" -- "${bin[$rt]}" --root "$work/root-$rt" exec bench-execbox /bin/true | record exec "$rt"
+	if [ "$rt" = shim ]; then instructions; fi
 	"${bin[$rt]}" --root "$work/root-$rt" delete -f bench-execbox >/dev/null 2>&1 || log "$rt: delete -f bench-execbox failed"
 done
 
@@ -191,44 +217,62 @@ for rt in "${avail[@]}"; do
 	echo "$rt $found" >>"$out/minmem.txt"
 done
 
-# stats FILE: min median max (ms) peak-rss (KiB) failures.  The times are
-# the successful runs' only: a runtime that failed every run (crun refuses
-# a hybrid host) has none, and no ratio is taken to it.
+# stats FILE: min median max (ms) peak-rss (KiB) failures, and the
+# median CPU time (ms: user and system, of the runtime and what it reaped).
+# The times are the successful runs' only: a runtime that failed every run
+# (crun refuses a hybrid host) has none, and no ratio is taken to it.
 stats() {
-	sort -n "$1" | awk '
+	local cpu
+	cpu=$(awk '$3 == 0 { print $4 }' "$1" | sort -n | awk '
+		{ c[++n] = $1 }
+		END { if (n == 0) print "-"; else printf "%.2f\n", (n % 2 ? c[(n + 1) / 2] : (c[n / 2] + c[n / 2 + 1]) / 2) / 1e6 }')
+	sort -n "$1" | awk -v cpu="$cpu" '
 		{ if ($2 > rss) rss = $2; if ($3 != 0) { bad++; next } t[++n] = $1 }
 		END {
-			if (n == 0) { printf "- - - %d %d\n", rss, bad; exit }
+			if (n == 0) { printf "- - - %d %d -\n", rss, bad; exit }
 			m = n % 2 ? t[(n + 1) / 2] : (t[n / 2] + t[n / 2 + 1]) / 2
-			printf "%.2f %.2f %.2f %d %d\n", t[1] / 1e6, m / 1e6, t[n] / 1e6, rss, bad
+			printf "%.2f %.2f %.2f %d %d %s\n", t[1] / 1e6, m / 1e6, t[n] / 1e6, rss, bad, cpu
 		}'
 }
 median_of() { [ -s "$out/$1-$2.dat" ] && stats "$out/$1-$2.dat" | awk '{ print $2 }' || echo -; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 
 # --- time per container against the number of containers -------------------------
+# scaling.dat: RUNTIME seq|par N median min max (ms per container).  A
+# sequential point's samples are its containers' own times, five at least
+# (N=1 is run five times); a concurrent point's are five rounds of
+# JOBS*8 containers, each the round's wall time per container.
 : >"$out/scaling.dat"
+point() {
+	sort -n | awk -v rt="$1" -v kind="$2" -v n="$3" '
+		{ t[++k] = $1 }
+		END {
+			if (k == 0) exit
+			m = k % 2 ? t[(k + 1) / 2] : (t[k / 2] + t[k / 2 + 1]) / 2
+			printf "%s %s %d %.3f %.3f %.3f\n", rt, kind, n, m / 1e6, t[1] / 1e6, t[k] / 1e6
+		}' >>"$out/scaling.dat"
+}
+samples=$((quick ? 2 : 5))
 for rt in floor "${avail[@]}"; do
 	# A runtime whose every run failed has no time per container either.
 	[ "$rt" = floor ] || [ "$(median_of run "$rt")" != - ] || { log "$rt: every run failed: left out"; continue; }
+	if [ "$rt" = floor ]; then
+		c=("${bin[floor]}" "$repo/examples/rootfs")
+	else
+		# shellcheck disable=SC2207
+		c=($(cmd "$rt" run))
+	fi
 	for n in $counts; do
-		if [ "$rt" = floor ]; then
-			line=$(T -c "$n" -p "bench-s$n" -- "${bin[floor]}" "$repo/examples/rootfs" | awk '$1 == "total"')
-		else
-			# shellcheck disable=SC2046
-			line=$(T -c "$n" -p "bench-s$n-$rt" -- $(cmd "$rt" run) | awk '$1 == "total"')
-		fi
-		echo "$rt seq $n $line" | awk '{ printf "%s %s %d %.3f\n", $1, $2, $3, $5 / $6 / 1e6 }' >>"$out/scaling.dat"
+		reps=$(((samples + n - 1) / n))
+		for ((i = 0; i < reps; i++)); do
+			T -c "$n" -p "bench-s$n-$i-$rt" -- "${c[@]}" | awk '$1 == "run" && $5 == 0 { print $3 }'
+		done | point "$rt" seq "$n"
 	done
 	for j in $jobs_list; do
 		n=$((j * (quick ? 2 : 8)))
-		if [ "$rt" = floor ]; then
-			line=$(T -c "$n" -j "$j" -p "bench-c$j" -- "${bin[floor]}" "$repo/examples/rootfs" | awk '$1 == "total"')
-		else
-			# shellcheck disable=SC2046
-			line=$(T -c "$n" -j "$j" -p "bench-c$j-$rt" -- $(cmd "$rt" run) | awk '$1 == "total"')
-		fi
-		echo "$rt par $j $line" | awk '{ printf "%s %s %d %.3f\n", $1, $2, $3, $5 / $6 / 1e6 }' >>"$out/scaling.dat"
+		for ((i = 0; i < samples; i++)); do
+			T -c "$n" -j "$j" -p "bench-c$j-$i-$rt" -- "${c[@]}" | awk '$1 == "total" { print $2 / $3 }'
+		done | point "$rt" par "$j"
 	done
 done
 
@@ -237,12 +281,13 @@ done
 {
 	echo "# $(uname -r), $(nproc) CPUs, $runs rounds; times in ms; rss: peak KiB of the runtime process"
 	[ -n "${extra[shim]:-}" ] && echo "# shim ran with --allow-unenforced-limits: the memory limit is not enforced on this host"
-	printf '%-10s %-6s %8s %8s %8s %8s %6s %7s %7s %7s\n' scenario runtime min median max rss fail x_crun x_runc x_floor
+	echo "# cpu: median ms of user and system time, the runtime's and what it reaped (load disturbs it less)"
+	printf '%-10s %-6s %8s %8s %8s %7s %8s %6s %7s %7s %7s\n' scenario runtime min median max cpu rss fail x_crun x_runc x_floor
 	for sc in run lifecycle exec hook; do
 		for rt in floor "${avail[@]}"; do
 			[ -s "$out/$sc-$rt.dat" ] || continue
-			read -r mn md mx rss bad < <(stats "$out/$sc-$rt.dat")
-			printf '%-10s %-6s %8s %8s %8s %8s %6s %7s %7s %7s\n' "$sc" "$rt" "$mn" "$md" "$mx" "$rss" "$bad" \
+			read -r mn md mx rss bad cpu < <(stats "$out/$sc-$rt.dat")
+			printf '%-10s %-6s %8s %8s %8s %7s %8s %6s %7s %7s %7s\n' "$sc" "$rt" "$mn" "$md" "$mx" "$cpu" "$rss" "$bad" \
 				"$(ratio "$md" "$(median_of "$sc" crun)")" "$(ratio "$md" "$(median_of "$sc" runc)")" \
 				"$(ratio "$md" "$(median_of run floor)")"
 		done
@@ -253,47 +298,74 @@ done
 			awk -v rt="$rt" -v h="$h" -v r="$r" 'BEGIN { printf "# shim-oom-hook adds %.2f ms to %s run (median %.2f -> %.2f)\n", h - r, rt, r, h }'
 	done
 	echo
+	if [ -s "$out/instructions.txt" ]; then
+		echo "# instructions (callgrind) of shim's commands that valgrind can follow"
+		cat "$out/instructions.txt"
+		echo
+	fi
 	echo "# the smallest memory limit under which /bin/true starts"
 	cat "$out/minmem.txt"
 	echo
-	echo "# ms per container: sequential (seq N) and concurrent (par JOBS)"
+	echo "# ms per container: sequential (seq N) and concurrent (par JOBS): median min max"
 	cat "$out/scaling.dat"
 } | tee "$out/table.txt"
 
 # --- the plots ---------------------------------------------------------------------
+# latency.png: per scenario, one bar per runtime in its own colour (median,
+# min-max), the floor's run as a line.  scaling.png: ms per container
+# against the count, one line per runtime (median, min-max).
 if command -v gnuplot >/dev/null; then
-	: >"$out/latency.plot.dat"
-	i=0
+	rts=$(for rt in "${avail[@]}"; do echo "$rt"; done)
+	nrt=$(wc -l <<<"$rts")
+	sci=0
+	: >"$out/latency.xtics"
 	for sc in run lifecycle exec hook; do
-		for rt in floor "${avail[@]}"; do
-			[ -s "$out/$sc-$rt.dat" ] || continue
-			read -r mn md mx _ _ < <(stats "$out/$sc-$rt.dat")
-			[ "$md" != - ] || continue
-			echo "$i \"$sc\\n$rt\" $md $mn $mx" >>"$out/latency.plot.dat"
-			i=$((i + 1))
+		k=0
+		for rt in $rts; do
+			if [ -s "$out/$sc-$rt.dat" ]; then
+				read -r mn md mx _ _ _ < <(stats "$out/$sc-$rt.dat")
+				[ "$md" = - ] || echo "$(awk -v s="$sci" -v k="$k" -v n="$nrt" 'BEGIN { print s + (k - (n - 1) / 2) * 0.8 / n }') $md $mn $mx" >>"$out/latency-$rt.plot.dat"
+			fi
+			k=$((k + 1))
 		done
+		printf '"%s" %d, ' "$sc" "$sci" >>"$out/latency.xtics"
+		sci=$((sci + 1))
 	done
+	floor_md=$(median_of run floor)
+	plots=""
+	for rt in $rts; do
+		[ -s "$out/latency-$rt.plot.dat" ] || continue
+		plots+="\"$out/latency-$rt.plot.dat\" using 1:2 with boxes title \"$rt\", \"\" using 1:2:3:4 with yerrorbars notitle lc rgb \"black\" pt 0, "
+	done
+	[ "$floor_md" = - ] || plots+="$floor_md with lines lw 2 dt 2 title \"floor (run)\", "
 	gnuplot <<EOF
 set terminal pngcairo size 1000,500 noenhanced
 set output "$out/latency.png"
-set title "container latency (median, min-max), $(uname -r)"
+set title "container latency: median, min-max; $(uname -r), $runs rounds"
 set ylabel "ms"
-set style fill solid 0.5
-set boxwidth 0.6
-set xtics rotate by -30
+set style fill solid 0.6
+set boxwidth $(awk -v n="$nrt" 'BEGIN { print 0.8 / n }')
+set xtics ($(sed 's/, $//' "$out/latency.xtics"))
+set xrange [-0.6:$sci - 0.4]
 set yrange [0:*]
-plot "$out/latency.plot.dat" using 1:3:xtic(2) with boxes notitle, \
-     "" using 1:3:4:5 with yerrorbars notitle lc rgb "black"
+set key top left
+plot ${plots%, }
 EOF
+	plots=""
+	for rt in $(awk '{ print $1 }' "$out/scaling.dat" | uniq); do
+		awk -v rt="$rt" '$1 == rt && $2 == "seq" { print $3, $4, $5, $6 }' "$out/scaling.dat" >"$out/scaling-$rt.plot.dat"
+		plots+="\"$out/scaling-$rt.plot.dat\" using 1:2:3:4 with yerrorlines title \"$rt\", "
+	done
 	gnuplot <<EOF
 set terminal pngcairo size 800,500 noenhanced
 set output "$out/scaling.png"
-set title "ms per container against the number of containers (sequential)"
+set title "ms per container against the number of containers (sequential): median, min-max"
 set xlabel "containers"
 set ylabel "ms per container"
 set logscale x
 set yrange [0:*]
-plot $(for rt in $(awk '{ print $1 }' "$out/scaling.dat" | uniq); do printf '"< awk '"'"'\\$1 == \\"%s\\" \&\& \\$2 == \\"seq\\"'"'"' %s" using 3:4 with linespoints title "%s", ' "$rt" "$out/scaling.dat" "$rt"; done | sed 's/, $//')
+set key top right
+plot ${plots%, }
 EOF
 	log "plots: $out/latency.png $out/scaling.png"
 else
