@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -346,9 +347,97 @@ test_input (void)
   is_str (s.in.unavailable_reason, "gone", "no record: the caller's reason");
 }
 
+static void
+on_usr1 (int sig)
+{
+  (void) sig;
+}
+
+/* holder DIRFD RELEASE_MS POKE: a child that takes `lock` in DIRFD, says
+ * so on the pipe it returns, sends SIGUSR1 to this process after POKE_MS
+ * (0: never), and lets go after RELEASE_MS (its exit). */
+static pid_t
+holder (int dirfd, int release_ms, int poke_ms, int *ready)
+{
+  int p[2];
+  pid_t pid;
+
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return -1;
+  pid = fork ();
+  if (pid == 0)
+    {
+      int fd = openat (dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      struct timespec poke = { poke_ms / 1000, (poke_ms % 1000) * 1000000L };
+      struct timespec rest = { (release_ms - poke_ms) / 1000, ((release_ms - poke_ms) % 1000) * 1000000L };
+      if (fd < 0 || flock (fd, LOCK_EX) < 0 || write (p[1], "1", 1) != 1)
+        _exit (1);
+      if (poke_ms > 0)
+        {
+          nanosleep (&poke, NULL);
+          kill (getppid (), SIGUSR1);
+        }
+      nanosleep (&rest, NULL);
+      _exit (0);
+    }
+  close (p[1]);
+  *ready = p[0];
+  return pid;
+}
+
+/* watcher_wait_done waits in a blocked flock(2), bounded by a timer's
+ * SIGALRM: true once the holder lets go, even when another signal comes
+ * first; false at the deadline; SIGALRM's action and mask as they were. */
+static void
+test_wait_done (void)
+{
+  char dir[] = "/tmp/test_watcher_lock.XXXXXX";
+  struct sigaction usr1 = { .sa_handler = on_usr1 }, now;
+  sigset_t alrm, mask;
+  int dirfd, ready;
+  char b;
+  pid_t pid;
+
+  if (mkdtemp (dir) == NULL || (dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    {
+      ok (0, "mkdtemp");
+      return;
+    }
+  sigaction (SIGUSR1, &usr1, NULL);
+  sigemptyset (&alrm);
+  sigaddset (&alrm, SIGALRM);
+  sigprocmask (SIG_BLOCK, &alrm, NULL);
+
+  pid = holder (dirfd, 300, 100, &ready);
+  ok (pid > 0 && read (ready, &b, 1) == 1, "a holder takes the lock");
+  ok (watcher_running (dirfd, "lock"), "the lock is held");
+  ok (watcher_wait_done (dirfd, "lock", 10000), "the wait ends when the holder lets go, a SIGUSR1 before");
+  waitpid (pid, NULL, 0);
+  close (ready);
+
+  pid = holder (dirfd, 10000, 0, &ready);
+  ok (pid > 0 && read (ready, &b, 1) == 1, "a holder that keeps the lock");
+  ok (!watcher_wait_done (dirfd, "lock", 200), "the wait ends at its deadline, the lock still held");
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+  close (ready);
+
+  sigaction (SIGALRM, NULL, &now);
+  ok (now.sa_handler == SIG_DFL, "SIGALRM's action is back to the default");
+  sigprocmask (SIG_SETMASK, NULL, &mask);
+  ok (sigismember (&mask, SIGALRM), "and SIGALRM blocked again, as it was");
+  sigprocmask (SIG_UNBLOCK, &alrm, NULL);
+  signal (SIGUSR1, SIG_DFL);
+  ok (watcher_wait_done (dirfd, "lock", 100), "a lock nobody holds: done at once");
+  unlinkat (dirfd, "lock", 0);
+  close (dirfd);
+  rmdir (dir);
+}
+
 int
 main (void)
 {
+  test_wait_done ();
   test_spawn_ends_with_ancestor ();
   test_spawn_failure ();
   test_spawn_marks_oom ();
