@@ -76,6 +76,23 @@ verdict_field() {
 		_ "$TAG"
 }
 
+# delete's own end for the watcher, apart from the cgroup emptying: the
+# state file's removal (an inotify watch the watcher opens itself), here
+# while init still runs.
+@test "the watcher ends when the state file is removed, although init still runs" {
+	make_bundle sleeper
+	shim create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID"
+	shim start "$ID"
+	[ "$(tagged_pids | wc -l)" -eq 2 ]
+	cp "$STATE/$ID/state.json" "$T/state.json"
+	rm "$STATE/$ID/state.json"
+	timeout 10 sh -c 'until [ "$(grep -lsaF "SHIM_TEST_TAG=$1" /proc/[0-9]*/environ | wc -l)" -eq 1 ]; do sleep 0.05; done' \
+		_ "$TAG"
+	assert_eq "$(tagged_pids)" "$(cat "$T/pid")" "what is left: init alone"
+	cp "$T/state.json" "$STATE/$ID/state.json"
+	shim delete --force "$ID"
+}
+
 # watcher_pid: the tagged process that is neither init nor the subreaper.
 # The watcher runs in a session of its own (setsid, then a second fork);
 # `shim create`, the same program with the same arguments, may still be
