@@ -270,3 +270,41 @@ assert_scope_gone() {
   [ "$output" = "0::/system.slice/shimtest-$ID.scope" ]
   assert_scope_gone
 }
+
+# OOMPolicy=kill (memory.oom.group kept by systemd itself) also means that
+# systemd stops the whole scope after an OOM kill anywhere in its tree,
+# a nested cgroup's too: systemd's rule for units.  Init, which the kernel
+# did not take, then ends by systemd's SIGTERM: its own status, not an OOM
+# kill of the container.
+@test "an OOM kill in a nested cgroup of the scope: systemd stops the scope; init's exit is not OOMKilled" {
+  ID=sd-nested
+  local script='
+    trap "exit 7" TERM
+    cg=/sys/fs/cgroup
+    mkdir $cg/init && echo $$ > $cg/init/cgroup.procs
+    echo +memory > $cg/cgroup.subtree_control
+    mkdir $cg/sub
+    echo 16777216 > $cg/sub/memory.max
+    echo 0 > $cg/sub/memory.swap.max
+    sh -c "echo \$\$ > $cg/sub/cgroup.procs; exec /bin/memhog -s 4"
+    echo "nested status $?"
+    sleep 600 & wait'
+  sd_bundle memhog \
+    '.mounts |= map(if .destination == "/sys/fs/cgroup" then .options = ["nosuid","noexec","nodev"] else . end)' \
+    "$(args_filter /bin/sh -c "$script")"
+  shim_sd create --bundle "$BUNDLE" "$ID" > "$BATS_TEST_TMPDIR/out" 2>&1
+  "$SHIM" --root "$S" start "$ID"
+  wait_stopped
+  cat "$BATS_TEST_TMPDIR/out"
+  verdict=$(annotation io.github.shim.verdict)
+  echo "$verdict"
+  # systemd's SIGTERM may come before sh's echo: the kill is the verdict's.
+  [ "$(v .oom_killed)" = false ]
+  [ "$(v .reason)" = Exited ]
+  [ "$(v .exit_code)" = 7 ]
+  [ "$(v .oom.nested_kills)" -ge 1 ]
+  [ "$(v '.oom.victims[0].cgroup')" = sub ]
+  [ "$(annotation io.github.shim.oom-killed)" = false ]
+  shim_sd delete "$ID"
+  assert_scope_gone
+}
