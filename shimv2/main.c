@@ -288,7 +288,7 @@ daemon_main (const struct opts *o, int lfd, const char *path)
 static int
 cmd_start (const struct opts *o)
 {
-  char path[PATH_MAX];
+  char path[PATH_MAX], address[PATH_MAX + 8];
   shim_error_t e = NULL;
   int lfd;
   pid_t pid;
@@ -309,7 +309,19 @@ cmd_start (const struct opts *o)
     }
   if (pid == 0)
     daemon_main (o, lfd, path);
-  printf ("unix://%s", path);
+  snprintf (address, sizeof address, "unix://%s", path);
+  /* containerd reads the bundle's `address` (the cwd) when it restarts, to
+   * find the shims of the tasks still running; without it they are
+   * cleaned up as dead. */
+  if (util_write_file_atomic_at (AT_FDCWD, "address", address, strlen (address), 0644, &e) < 0)
+    {
+      fprintf (stderr, PROG ": write the bundle's address: %s\n", e->msg);
+      shim_error_release (&e);
+      kill (pid, SIGKILL);
+      unlink (path);
+      return 1;
+    }
+  printf ("%s", address);
   return fflush (stdout) == 0 ? 0 : 1;
 }
 

@@ -278,3 +278,25 @@ exec_exit_status() {
   [ "$status" -eq 0 ]
   events_done up
 }
+
+# containerd reads each bundle's `address` when it starts, to find the
+# shims of the tasks that still run; without the file it cleans such a
+# task up as dead (containerd 1.6: "failed to read address").
+@test "shim v2: containerd restarts while a task runs: the bundle's address finds its shim again" {
+  spec keep '.process.args = ["/bin/sh", "-c", "trap \"exit 5\" TERM; sleep 1000 & wait"]'
+  C run -d --runtime "$RT" --config "$BATS_TEST_TMPDIR/keep.json" keep
+  local bundle=/run/containerd/io.containerd.runtime.v2.task/shimtest/keep
+  [[ "$(cat "$bundle/address")" == unix:///run/containerd/s/* ]]
+  containerd_events_stop
+  daemon_stop containerd
+  containerd --config "$CONTAINERD_CONFIG" --log-level debug >>"$ENGINE_DIR/containerd.log" 2>&1 </dev/null &
+  echo $! >"$ENGINE_DIR/containerd.pid"
+  wait_for_cmd 600 ctr --address "$CONTAINERD_SOCK" version
+  containerd_events_start
+  C task ls
+  [ "$(C task ls | awk '$1 == "keep" { print $3 }')" = RUNNING ]
+  C task kill -s SIGTERM keep
+  engine_wait_for_text "$EVENTS" "/tasks/exit {\"container_id\":\"keep\"" >/dev/null
+  [ "$(exit_status_of keep)" = 5 ]
+  [ -z "$(event_line /tasks/oom keep)" ]
+}
