@@ -125,7 +125,10 @@ static int
 create_in_child (void *arg, shim_error_t *err)
 {
   struct task_service *s = arg;
-  struct runtime_create_opts o = { .bundle = s->bundle, .id = s->id, .pid_file = TASK_PID_FILE };
+  /* The shim reaps init: the termination-log is written from its verdict,
+   * which has init's status on every kernel. */
+  struct runtime_create_opts o = { .bundle = s->bundle, .id = s->id, .pid_file = TASK_PID_FILE,
+                                   .reaper_verdict = true };
   return runtime_create (&s->ctx, &o, err);
 }
 
