@@ -8,12 +8,18 @@ the termination-log the kubelet adds to the Message).
 
   cri_client.py --socket SOCK --pb DIR version
   cri_client.py --socket SOCK --pb DIR image-ready IMAGE
-  cri_client.py --socket SOCK --pb DIR pod --handler H --name N [options] -- CMD...
+  cri_client.py --socket SOCK --pb DIR pods POD_ARGS [--- POD_ARGS]...
+     POD_ARGS: --handler H --name N --uid U --log-dir D --image I [options] -- CMD...
 
 DIR holds cri_pb2.py, made by `protoc --python_out=DIR tests/vm/cri.proto`.
-`pod` prints one JSON object on stdout; each CRI call and how long it took
-goes to stderr.  Exit status 0 when every call succeeded (the container's
-own exit status is in the JSON), 1 otherwise, naming the call.
+`pods` checks the runtime's Version and waits for the pods' images in CRI's
+store, runs the pods side by side (a thread each) and prints, per pod in
+their order, a JSON object and the same as one line of fields separated
+by 0x1f ("pod", name, handler, container and sandbox ids, Reason, ExitCode,
+seconds, error, Message) on stdout; each CRI call and how long it took
+goes to stderr.  Exit status 0 when every call succeeded (the
+containers' own exit statuses are in the JSON), 1 otherwise, naming the
+call in the pod's "error".
 """
 
 import argparse
@@ -21,6 +27,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 
 import grpc
@@ -38,7 +45,6 @@ class CallError(Exception):
 class Cri:
     def __init__(self, socket, pb):
         self.pb = pb
-        self.secs = {}  # seconds spent in each method
         self.channel = grpc.insecure_channel("unix://" + socket)
 
     def call(self, service, method, request, reply_type, timeout=60):
@@ -54,7 +60,6 @@ class Cri:
         except grpc.RpcError as e:
             raise CallError("%s: %s: %s" % (method, e.code().name, e.details())) from None
         secs = time.monotonic() - start
-        self.secs[method] = round(self.secs.get(method, 0) + secs, 2)
         if method != "ContainerStatus":  # polled: too many to log
             log("%s %.2f s" % (method, secs))
         return reply
@@ -69,7 +74,10 @@ class Cri:
 
 
 def log(msg):
-    print("cri_client: " + msg, file=sys.stderr, flush=True)
+    """To stderr, named by the pod (its thread's name) when there is one."""
+    who = threading.current_thread().name
+    who = "" if who == "MainThread" else who + ": "
+    print("cri_client: " + who + msg, file=sys.stderr, flush=True)
 
 
 def poll(what, timeout, cond):
@@ -197,21 +205,11 @@ def do_pod(cri, pb, a):
     if failure:
         out["error"] = failure
     out["seconds"] = round(time.monotonic() - start, 1)
-    out["call_seconds"] = cri.secs
-    print(json.dumps(out))
-    return 1 if failure else 0
+    return out
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--socket", default="/run/containerd/containerd.sock")
-    p.add_argument("--pb", required=True, help="the directory of cri_pb2.py")
-    sub = p.add_subparsers(dest="what", required=True)
-    sub.add_parser("version")
-    img = sub.add_parser("image-ready")
-    img.add_argument("image")
-    img.add_argument("--timeout", type=int, default=60)
-    pod = sub.add_parser("pod")
+def pod_parser():
+    pod = argparse.ArgumentParser(prog="cri_client.py pods")
     pod.add_argument("--handler", required=True)
     pod.add_argument("--name", required=True)
     pod.add_argument("--uid", required=True)
@@ -226,7 +224,72 @@ def main():
     pod.add_argument("--then", default="none", help="none, stop:SECONDS (StopContainer) or kill9")
     pod.add_argument("--timeout", type=int, default=120)
     pod.add_argument("cmd", nargs="+")
-    a = p.parse_args()
+    return pod
+
+
+def do_pods(cri, pb, argv):
+    """Each pod's arguments (split on ---) in a thread of its own."""
+    specs, cur = [], []
+    for w in argv + ["---"]:
+        if w == "---":
+            if cur:
+                specs.append(pod_parser().parse_args(cur))
+            cur = []
+        else:
+            cur.append(w)
+    if not specs:
+        raise CallError("pods: no pod given")
+    # The runtime answers, and its image store has every pod's image
+    # (ctr's import reaches CRI's store through an event).
+    v = cri.runtime("Version", version="v1")
+    log("%s %s, CRI %s" % (v.runtime_name, v.runtime_version, v.runtime_api_version))
+    for image in sorted({a.image for a in specs}):
+        poll("image %s in CRI's store" % image, 60,
+             lambda: cri.call(IMAGES, "ImageStatus", pb.ImageStatusRequest(image=pb.ImageSpec(image=image)),
+                              pb.ImageStatusResponse).image.id)
+    results = [None] * len(specs)
+
+    def one(i):
+        results[i] = do_pod(cri, pb, specs[i])
+
+    threads = [threading.Thread(target=one, args=(i,), name=specs[i].name) for i in range(len(specs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rc = 0
+    for spec, out in zip(specs, results):
+        if out is None:
+            out = {"handler": spec.handler, "pod": spec.name, "error": "the pod's thread failed"}
+        print(json.dumps(out))
+        # The same for a shell's `read`: fields separated by US (0x1f: not
+        # white space, so an empty field is kept), the message last, on
+        # one line.
+        print("\x1f".join(["pod"] + [str(out.get(k, "")).replace("\x1f", " ").replace("\n", " ").rstrip()
+                                    for k in ("pod", "handler", "container_id", "sandbox_id", "reason",
+                                              "exit_code", "seconds", "error", "message")]))
+        if "error" in out:
+            rc = 1
+    return rc
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--socket", default="/run/containerd/containerd.sock")
+    p.add_argument("--pb", required=True, help="the directory of cri_pb2.py")
+    sub = p.add_subparsers(dest="what", required=True)
+    sub.add_parser("version")
+    img = sub.add_parser("image-ready")
+    img.add_argument("image")
+    img.add_argument("--timeout", type=int, default=60)
+    sub.add_parser("pods")
+    # What follows `pods` is the pods' own arguments (pod_parser's).
+    argv = sys.argv[1:]
+    rest = []
+    if "pods" in argv:
+        rest = argv[argv.index("pods") + 1:]
+        argv = argv[:argv.index("pods") + 1]
+    a = p.parse_args(argv)
 
     sys.path.insert(0, a.pb)
     import cri_pb2 as pb  # noqa: E402 (made at test time)
@@ -244,7 +307,7 @@ def main():
                 return r.image.id
             print(poll("image %s in CRI's store" % a.image, a.timeout, known))
             return 0
-        return do_pod(cri, pb, a)
+        return do_pods(cri, pb, rest)
     except CallError as e:
         print("cri_client: " + str(e), file=sys.stderr)
         return 1

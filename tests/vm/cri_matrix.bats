@@ -22,12 +22,7 @@ teardown_file() {
 
 setup() {
   require_cgroup2_memory
-  [ "$(cri_driver)" = cgroupfs ] || { echo "systemd is PID 1: systemd_cri_matrix.bats is that driver's" >&2; return 1; }
-  containerd_events_start
-}
-
-teardown() {
-  cri_teardown
+  [ "$CRI_DRIVER" = cgroupfs ] || { echo "systemd is PID 1: systemd_cri_matrix.bats is that driver's" >&2; return 1; }
 }
 
 @test "CRI, cgroupfs: init over its own limit: OOMKilled, 137, the verdict as Message; /tasks/oom once" {
@@ -44,4 +39,8 @@ teardown() {
 
 @test "CRI, cgroupfs: kill -9 of init from outside: Error, 137, no /tasks/oom" {
   cri_kind_kill9
+}
+
+@test "CRI, cgroupfs: every pod and container removed, no shim of ours left, no container cgroup left" {
+  cri_assert_nothing_left
 }

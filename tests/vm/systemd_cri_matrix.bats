@@ -23,11 +23,6 @@ teardown_file() {
 setup() {
   require_cgroup2_memory
   require_systemd_pid1
-  containerd_events_start
-}
-
-teardown() {
-  cri_teardown
 }
 
 @test "CRI, systemd: init over its own limit: OOMKilled, 137, the verdict as Message; /tasks/oom once" {
@@ -44,4 +39,8 @@ teardown() {
 
 @test "CRI, systemd: kill -9 of init from outside: Error, 137, no /tasks/oom" {
   cri_kind_kill9
+}
+
+@test "CRI, systemd: every pod and container removed, no shim of ours left, no container cgroup left" {
+  cri_assert_nothing_left
 }
