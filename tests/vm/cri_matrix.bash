@@ -135,20 +135,25 @@ cri() {
 
 # The kinds of issue 24: cri_kind KIND sets KIND_LIMIT (the pod's memory
 # limit, 0 for none) and KIND_ARGS (the client's arguments for the pod).
+# A memory hog waits for /go/start, which the client makes once
+# StartContainer returned: the OOM kill comes while the runtime's shim
+# watches the container, as a pod's does (runc's shim starts watching
+# memory.events after the start; a kill before it goes unseen).
 CRI_KINDS="own child parent kill9"
 CRI_HANDLERS="shim-v2 runc"
+CRI_WAIT_GO='until [ -e /go/start ]; do sleep 0.1; done'
 cri_kind() {
   KIND_LIMIT=0
   case $1 in
   own) # 1. init (a memory hog) over its own limit.
-    KIND_ARGS=(--memory $((64 * CRI_MIB)) -- /bin/memhog -s 8 -n 256) ;;
+    KIND_ARGS=(--memory $((64 * CRI_MIB)) -- /bin/sh -c "$CRI_WAIT_GO; exec /bin/memhog -s 8 -n 256") ;;
   child) # 2. a child OOM-killed while init lives on, then the kubelet's
     # StopContainer: SIGTERM, which init's trap turns into exit 143.
     KIND_ARGS=(--memory $((64 * CRI_MIB)) --unified memory.oom.group=0 --after 'log:init lives on' --then stop:30
-      -- /bin/sh -c 'trap "exit 143" TERM; /bin/memhog -s 8 -n 256; echo init lives on; sleep 1000000 & wait') ;;
+      -- /bin/sh -c "trap 'exit 143' TERM; $CRI_WAIT_GO; /bin/memhog -s 8 -n 256; echo init lives on; sleep 1000000 & wait") ;;
   parent) # 3. the pod's limit (a parent cgroup's) runs out; the container has none.
     KIND_LIMIT=$((64 * CRI_MIB))
-    KIND_ARGS=(-- /bin/memhog -s 8 -n 256) ;;
+    KIND_ARGS=(-- /bin/sh -c "$CRI_WAIT_GO; exec /bin/memhog -s 8 -n 256") ;;
   kill9) # 4. init killed with SIGKILL from outside (the client, as a node agent would).
     KIND_ARGS=(--memory $((64 * CRI_MIB)) --then kill9 -- /bin/sleep 1000000) ;;
   esac
@@ -170,9 +175,10 @@ cri_run_matrix() {
       cri_pod_cgroup "$KIND_LIMIT"
       echo "$k-$h $PARENT $POD_CG" >>"$CRI_OUT.cg"
       : >"$BATS_FILE_TMPDIR/$k-$h.termination-log"
+      mkdir -p "$BATS_FILE_TMPDIR/go/$k-$h"
       args+=(--- --handler "$h" --name "$k-$h" --uid "$POD_UID" --cgroup-parent "$PARENT"
         --log-dir "$CRI_LOGS/$k-$h" --image "$CRI_IMAGE" --termination-log "$BATS_FILE_TMPDIR/$k-$h.termination-log"
-        --timeout 300 "${KIND_ARGS[@]}")
+        --go-dir "$BATS_FILE_TMPDIR/go/$k-$h" --timeout 300 "${KIND_ARGS[@]}")
     done
   done
   cri pods "${args[@]}" >"$CRI_OUT" 2>"$CRI_OUT.err" || rc=$?
