@@ -41,7 +41,6 @@ CRI_DRIVER=cgroupfs
 [ "$CRI_PID1" != systemd ] || CRI_DRIVER=systemd
 CRI_KERNEL=$(uname -r)
 
-
 # cri_image_archive OUT: examples/rootfs as a one-layer OCI image archive
 # named $CRI_IMAGE (io.containerd.image.name, which ctr import takes), its
 # command `sleep` for ever (the pause container's).
@@ -295,8 +294,9 @@ cri_use() {
   while read -r name PARENT POD_CG; do
     [ "$name" = "$pod" ] && break
   done <"$CRI_OUT.cg"
+  local shown=${message//$cid/ID}
   printf '# cri row: %s | %s | %s | %s | %s | %s | %s | %s s\n' "$CRI_KERNEL" "$CRI_DRIVER" "$1" "$2" \
-    "$reason" "$exit_code" "${message:0:160}" "$secs" >&3
+    "$reason" "$exit_code" "${shown:0:240}" "$secs" >&3
 }
 
 # cri_verdict_of ID: the verdict our shim logged for container ID
