@@ -333,8 +333,9 @@ launch_spawn (const struct launch_opts *o, struct launch *l, shim_error_t *err)
       cleanup_close int bfd = open (l->st.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       cleanup_close int lock = -1;
       /* Opened now, on the host side, for the watcher to write in when it
-       * sees the OOM kill. */
-      cleanup_close int tlog = lifecycle_termination_log_open (cfg);
+       * sees the OOM kill; not when the caller reaps init and writes it
+       * with the status the watcher may not have. */
+      cleanup_close int tlog = o->c.reaper_verdict ? -1 : lifecycle_termination_log_open (cfg);
       struct watcher_policy p = { .id = l->st.id,
                                   .memory_limit_enforced = l->cg.memory_limit_enforced,
                                   .dirfd = l->dirfd,

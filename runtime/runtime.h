@@ -53,6 +53,11 @@ struct runtime_create_opts
   /* run --keep: the cgroup outlives init, emptied, with its values, until
    * `delete` (runc keeps it so); set together with runtime_run_opts.keep. */
   bool keep_cgroup;
+  /* The caller is init's subreaper and tells the verdict with init's wait
+   * status (runtime_verdict_reaped, which writes Kubernetes'
+   * termination-log): the watcher, which may not know the status, leaves
+   * that file to it. */
+  bool reaper_verdict;
 };
 
 /* create: init waits on exec.sock for `start`; it is inherited by the

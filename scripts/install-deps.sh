@@ -8,6 +8,7 @@ if [ "${1:-}" = --test ]; then
   pkgs="$pkgs bats jq iproute2 util-linux procps man-db bash-completion graphviz gnuplot-nox
       qemu-system-x86 cpio gzip xz-utils zstd kmod
       runc crun podman conmon golang-github-containers-common containerd docker.io
+      python3-grpcio python3-protobuf protobuf-compiler
       uidmap dbus-user-session
       clang libclang-rt-14-dev valgrind"
 fi

@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "containerd/shim.pb-c.h"
+#include "shimv2/bundle.h"
 #include "shimv2/sha256.h"
 #include "shimv2/task.h"
 #include "shimv2/ttrpc.h"
@@ -339,6 +340,13 @@ cmd_delete (const struct opts *o)
   shim_error_t e = NULL;
   size_t n;
 
+  /* The cwd is the bundle: its cgroupsPath says which cgroup manager made
+   * the container's cgroup (bundle.h); a config that is gone is cgroupfs. */
+  if (bundle_systemd_cgroup (".", &ctx.systemd_cgroup, &e) < 0)
+    {
+      fprintf (stderr, PROG ": delete %s: %s\n", o->id, e->msg);
+      shim_error_release (&e);
+    }
   if (state_root (o, root, sizeof root, &e) < 0
       || (ctx.root = root, runtime_delete (&ctx, o->id, true, &e)) < 0)
     {

@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "containerd/events.pb-c.h"
 #include "containerd/shim.pb-c.h"
+#include "shimv2/bundle.h"
 #include "shimv2/reply.h"
 #include "shimv2/spawn.h"
 #include "shimv2/ttrpc.h"
@@ -124,7 +125,10 @@ static int
 create_in_child (void *arg, shim_error_t *err)
 {
   struct task_service *s = arg;
-  struct runtime_create_opts o = { .bundle = s->bundle, .id = s->id, .pid_file = TASK_PID_FILE };
+  /* The shim reaps init: the termination-log is written from its verdict,
+   * which has init's status on every kernel. */
+  struct runtime_create_opts o = { .bundle = s->bundle, .id = s->id, .pid_file = TASK_PID_FILE,
+                                   .reaper_verdict = true };
   return runtime_create (&s->ctx, &o, err);
 }
 
@@ -161,6 +165,13 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   s->stdin_path = strdup (req->stdin);
   s->stdout_path = strdup (req->stdout);
   s->stderr_path = strdup (req->stderr);
+  /* The cgroup manager for this task's every libshim call, from the
+   * cgroupsPath's form (bundle.h): containerd says nothing else. */
+  if (bundle_systemd_cgroup (req->bundle, &s->ctx.systemd_cgroup, &e) < 0)
+    goto fail;
+  if (s->ctx.systemd_cgroup)
+    log_msg (LOG_INFO, "create %s: linux.cgroupsPath is systemd's slice:prefix:name: systemd makes the cgroup",
+             s->id);
   if (mount_rootfs (req->bundle, req->rootfs, req->n_rootfs, &e) < 0)
     goto fail;
   s->rootfs_mounted = req->n_rootfs > 0;

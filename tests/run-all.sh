@@ -17,7 +17,9 @@
 #     run everything, the one between them what changes with the kernel's
 #     OOM accounting.  "" runs everything everywhere.  The load test and
 #     the engines under systemd run only on the last kernel named (6.18);
-#     the others' systemd mode runs systemd_scope and systemd_vm.
+#     the others' systemd mode runs systemd_scope, systemd_vm and
+#     systemd_cri_matrix (issue 24's CRI matrix, the systemd driver: it
+#     runs our shim v2, whose verdict depends on the kernel).
 #   SHIM_VM_BESIDE=1 (the default): the VM suites run in the background
 #     beside the host-side ones, their output shown when they end; 0 runs
 #     them after.  The host suites keep about one core of two busy (bats is
@@ -95,7 +97,7 @@ vm_suites() {
     sfiles=$(ls tests/vm/systemd_*.bats)
     if [ "$k" != "$newest" ]; then
       files=$(grep -v '^tests/vm/load_' <<<"$files")
-      sfiles="tests/vm/systemd_scope.bats tests/vm/systemd_vm.bats"
+      sfiles="tests/vm/systemd_scope.bats tests/vm/systemd_vm.bats tests/vm/systemd_cri_matrix.bats"
     fi
     printf '%s\t%s\n' "cgroup v2 VM ($k)" "tests/vm/run -k $pkg -t 2700 -- bats --tap --timing $(echo $files)"
     printf '%s\t%s\n' "cgroup v2 VM, systemd as PID 1 ($k)" \

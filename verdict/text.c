@@ -372,6 +372,12 @@ put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct ver
     put (b, "the kernel killed a process in it; whether its own%s%s limit or a parent cgroup's "
             "ran out is unknown (cgroup v1 counts no OOM events)",
          sz[0] ? " " : "", sz);
+  else if (v->oom.oom_memcg[0] == '/')
+    /* The kernel log named the cgroup whose limit ran out, above the
+     * container (witness.c keeps a path outside it absolute): a pod's, a
+     * slice's. */
+    put (b, "it hit the memory limit of its parent cgroup %s, not its own%s%s limit", v->oom.oom_memcg,
+         sz[0] ? " " : "", sz);
   else
     put (b, "a parent cgroup's or the host's memory ran out, not its own%s%s limit",
          sz[0] ? " " : "", sz);
@@ -503,8 +509,12 @@ put_hint (struct verdict *v, const struct verdict_evidence *ev)
     return;
   if (ev->scope == VERDICT_SCOPE_ANCESTOR)
     {
-      put (&b, "raise the memory limit of the parent cgroup (or free memory on the host): the "
-               "container's own limit was not what ran out");
+      if (v->oom.oom_memcg[0] == '/')
+        put (&b, "raise the memory limit of the parent cgroup %s: the container's own limit was not "
+                 "what ran out", v->oom.oom_memcg);
+      else
+        put (&b, "raise the memory limit of the parent cgroup (or free memory on the host): the "
+                 "container's own limit was not what ran out");
       return;
     }
   put (&b, "give it more memory: linux.resources.memory.limit in config.json");

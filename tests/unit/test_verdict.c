@@ -78,7 +78,7 @@ static const struct row rows[] = {
     "--memory 128M" },
   { "table 3: a parent's limit, processes in nested leaves", Z, Z, Z, { 0, 4, 0 }, S_BOTH, ST_SIG,
     SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, ANC, 4, 0, NUL, NOBY,
-    { "was OOM-killed: a parent cgroup's or the host's memory ran out, not its own 64 MiB limit",
+    { "was OOM-killed: it hit the memory limit of its parent cgroup /shim, not its own 64 MiB limit",
       "4 processes killed" },
     "raise the memory limit of the parent cgroup", .km = K_ANC, .init_pid = 4121 },
   /* A parent's kill goes one by one unless the parent's oom.group is 1:
@@ -281,8 +281,8 @@ static const struct row rows[] = {
     "--memory 128M" },
   { "hook: ancestor kill, the kernel log names init", Z, Z, Z, { 0, 2, 0 }, S_BOTH, ST_NONE, 0, 0,
     false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, ANC, 2, 0, NUL, NOBY,
-    { "(its exit status was not known here): a parent cgroup's or the host's memory ran out" },
-    "parent cgroup", .km = K_ANC, .init_pid = 4121 },
+    { "(its exit status was not known here): it hit the memory limit of its parent cgroup /shim" },
+    "parent cgroup /shim", .km = K_ANC, .init_pid = 4121 },
   /* A parent's OOM kill goes one by one unless a cgroup with
    * memory.oom.group=1 holds the victim: init may have outlived it. */
   { "hook: ancestor kill, no kernel log: null", Z, Z, Z, { 0, 2, 0 }, S_BOTH, ST_NONE, 0, 0, false,
@@ -391,7 +391,7 @@ static const struct row rows[] = {
     NULL, .localevents = true, .wit = WIT (0) },
   { "localevents, the kernel log names a parent's kill", Z, Z, Z, Z, S_BOTH, ST_SIG, SIGKILL, 0,
     false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, ANC, 1, 0, NUL, NOBY,
-    { "a parent cgroup's or the host's memory ran out",
+    { "it hit the memory limit of its parent cgroup /shim",
       "; the kernel killed `python3` (host pid 4121, holding 498 MiB anonymous memory of its own)" },
     "parent cgroup", .km = K_ANC, .localevents = true,
     .wit = WIT (VERDICT_WITNESS_COUNTERS | VERDICT_WITNESS_KMSG), .init_pid = 4121 },
@@ -419,7 +419,7 @@ static const struct row rows[] = {
     { "the 1 OOM kill counted below it may have been a nested cgroup's or a parent's" }, NULL },
   { "tree kills with a nested OOM event, the kernel log says a parent's", Z, Z, Z, { 1, 1, 0 },
     S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, ANC, 1, 0, NUL,
-    NOBY, { "a parent cgroup's or the host's memory ran out" }, "parent cgroup", .km = K_ANC, .init_pid = 4121 },
+    NOBY, { "it hit the memory limit of its parent cgroup /shim" }, "parent cgroup /shim", .km = K_ANC, .init_pid = 4121 },
   { "tree kills with a nested OOM event, the kernel log says the host's", Z, Z, Z, { 1, 1, 0 },
     S_BOTH, ST_SIG, SIGKILL, 0, false, NULL, 0, 0, VERDICT_OOM_KILLED, T, true, ANC, 1, 0, NUL,
     NOBY, { "a parent cgroup's or the host's memory ran out" }, "parent cgroup", .km = K_HOST, .init_pid = 4121 },

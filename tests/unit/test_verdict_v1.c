@@ -89,7 +89,7 @@ static const struct v1row rows[] = {
     "the kernel killed `memhog`", .init = 4121 },
   { "oom_kill rose, the log names init for a parent's limit", 1, 5, false, SIGKILLED, 0, "/shim",
     VERDICT_OOM_KILLED, VERDICT_TRUE, VERDICT_SCOPE_ANCESTOR, VERDICT_BY_NONE, CNT | KM,
-    "a parent cgroup's or the host's memory ran out", .init = 4121 },
+    "it hit the memory limit of its parent cgroup /shim", .init = 4121 },
   { "oom_kill rose, the log names another process: init was killed from outside", 1, 0, false,
     SIGKILLED, 0, "/shim/c1", VERDICT_KILLED, VERDICT_FALSE, VERDICT_SCOPE_CONTAINER,
     VERDICT_BY_OUTSIDE, CNT | KM,
