@@ -7,6 +7,7 @@
 
 load helpers
 load userns_helpers
+load lifecycle_helpers
 
 rw_cgroup_mount() {
 	cfg '(.mounts[] | select(.destination == "/sys/fs/cgroup") | .options) |= map(select(. != "ro"))'
@@ -45,4 +46,24 @@ made"
 	assert_status 0
 	assert_eq "$output" "65534
 65534"
+}
+
+# runc's integration suite: with a user namespace and the host's
+# /sys/fs/cgroup bound in (cgroup v1), `exec` reads the v1 files, and the
+# container's own cgroup there lists init and the exec'd process (pids of
+# the container's pid namespace).
+@test "cgroup v1 bound in from the host under a user namespace: exec reads pids/tasks and memory/tasks" {
+	require_cgroup_v1_memory
+	userns_cfg
+	owned_rootfs
+	cfg '.mounts |= map(select(.destination != "/sys/fs/cgroup"))
+		+ [{source: "/sys/fs/cgroup", destination: "/sys/fs/cgroup", type: "bind", options: ["rbind", "ro"]}]'
+	set_args sleep 1000
+	ct_up
+	run shim exec "$ID" cat "/sys/fs/cgroup/pids/shim/$ID/tasks" "/sys/fs/cgroup/memory/shim/$ID/tasks"
+	assert_status 0
+	# init (1) and cat itself, in each of the two files.
+	assert_eq "$(sort -n <<<"$output" | uniq -c | awk '{ print $1 }' | sort -u)" 2
+	assert_contains "$output" 1
+	ct_cleanup
 }
