@@ -25,12 +25,21 @@ lc_create() {
   [ "$(state_field .status)" = created ]
 }
 
+# events_subscribed PID: `shim events` (PID) reports what happens from its
+# baseline on; it opens cgroup.events last, right before its loop.  Until
+# then an OOM kill is not news to it (seen once under TCG: a hog killed
+# before `events` had read its baseline).
+events_subscribed() {
+  timeout 60 sh -c 'until ls -l "/proc/$1/fd" 2>/dev/null | grep -q "/cgroup.events$"; do sleep 0.05; done' _ "$1"
+}
+
 @test "create/start of a memory hog: state says OOMKilled, events says oom, <bundle>/oom exists" {
   make_bundle memhog
   lc_create lc-hog
   [ ! -e "$BUNDLE/oom" ]
   "$SHIM" --root "$S" events "$ID" >"$BATS_TEST_TMPDIR/events" &
   EVENTS_PID=$!
+  events_subscribed "$EVENTS_PID"
   "$SHIM" --root "$S" start "$ID"
   wait_stopped
   # events ends by itself when the cgroup empties.
@@ -53,6 +62,7 @@ lc_create() {
   lc_create lc-kill
   "$SHIM" --root "$S" events "$ID" >"$BATS_TEST_TMPDIR/events" &
   EVENTS_PID=$!
+  events_subscribed "$EVENTS_PID"
   "$SHIM" --root "$S" start "$ID"
   [ "$(state_field .status)" = running ]
   "$SHIM" --root "$S" kill "$ID" KILL
