@@ -271,7 +271,7 @@ for rt in floor "${avail[@]}"; do
 	for j in $jobs_list; do
 		n=$((j * (quick ? 2 : 8)))
 		for ((i = 0; i < samples; i++)); do
-			T -c "$n" -j "$j" -p "bench-c$j-$i-$rt" -- "${c[@]}" | awk '$1 == "total" { print $2 / $3 }'
+			T -c "$n" -j "$j" -p "bench-c$j-$i-$rt" -- "${c[@]}" | awk '$1 == "total" { printf "%d\n", $2 / $3 }'
 		done | point "$rt" par "$j"
 	done
 done
