@@ -173,6 +173,9 @@ done
 : >"$out/instructions.txt"
 instructions() {
 	command -v valgrind >/dev/null || { log "valgrind not installed: no instruction counts"; return 0; }
+	# An ASan build does not run under valgrind.
+	valgrind -q --tool=none "${bin[shim]}" --version >/dev/null 2>&1 ||
+		{ log "valgrind cannot run ${bin[shim]} (an ASan build?): no instruction counts"; return 0; }
 	local what
 	while IFS='|' read -r what; do
 		# shellcheck disable=SC2086
