@@ -76,24 +76,24 @@ static int
 ambient_raisable (struct config_ctx *c, yajl_val ambient, const char *path, struct shim_capabilities *caps)
 {
   uint64_t lone = caps->ambient & ~(caps->permitted & caps->inheritable), bit;
+  cleanup_free char *ap = NULL;
   size_t i;
 
   if (lone == 0)
     return 0;
+  if ((ap = config_path_key (path, "ambient")) == NULL)
+    return shim_error_errno (c->err, "%s", path);
   for (i = 0; i < ambient->u.array.len; i++)
     {
       const char *name = ambient->u.array.values[i]->u.string;
-      cleanup_free char *ap = config_path_key (path, "ambient");
-      cleanup_free char *ep = ap ? config_path_index (ap, i) : NULL;
-      cleanup_free char *why = NULL;
+      cleanup_free char *ep = NULL, *why = NULL;
       if (cap_lookup (name, &bit) < 0 || (lone & bit) == 0)
         continue;
       lone &= ~bit;
-      if (ep == NULL
-          || asprintf (&why, "%s is not both permitted and inheritable, so the kernel cannot raise it: left out, as runc does",
-                       name)
-                 < 0)
-        return shim_error_errno (c->err, "%s", path);
+      if ((ep = config_path_index (ap, i)) == NULL
+          || asprintf (&why, "%s is not both permitted and inheritable, so the kernel cannot raise it: "
+                             "left out, as runc does", name) < 0)
+        return shim_error_errno (c->err, "%s", ap);
       config_warn (c, ep, why);
     }
   caps->ambient &= caps->permitted & caps->inheritable;

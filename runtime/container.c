@@ -301,7 +301,6 @@ container_spawn (const struct shim_config *cfg, const struct container_opts *opt
   if (pid < 0)
     return -1;
   cgroup_join_close (&join);
-  fault_point ("spawn:before-enter");
   if (sync_enter_cgroup (parent_end, gate, opts->cgroup, pid, opts->cgroup_entered, opts->opaque, err) < 0)
     {
       process_reap_failed (pidfd, NULL);

@@ -163,7 +163,6 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
   if (pid < 0)
     return -1;
   cgroup_join_close (&join);
-  fault_point ("exec:before-enter");
   if (sync_enter_cgroup (parent_end, gate, o->cgroup, pid, NULL, NULL, err) < 0)
     {
       process_reap_failed (pidfd, NULL);

@@ -58,18 +58,19 @@ int sync_converse (int fd, int sigfd, pid_t pid, bool stop_at_ready,
 int sync_wait_go (int fd, char **state_json, shim_error_t *err);
 
 /* A child cloned into cgroup_clone_fd reaches the cgroup2 directory only;
- * on cgroup v1 the runtime puts it in every hierarchy after the clone, and
- * the systemd manager's scope is made with the child's pid.  Until then it
- * must not run anything of the container's: `run` exec'd the workload
- * before the parent had moved it (measured under the ASan build: memhog
- * held 72 MiB under a 64 MiB v1 limit, its first pages charged to the
- * host's cgroup), outside its device rules too.  sync_enter_cgroup is the
+ * on cgroup v1 it joins every hierarchy itself first thing
+ * (cgroup_join_self), and the systemd manager's scope is made with the
+ * child's pid.  Until then it must not run anything of the container's:
+ * `run` exec'd the workload before it had been moved (measured under the
+ * ASan build: memhog held 72 MiB under a 64 MiB v1 limit, its first pages
+ * charged to the host's cgroup), outside its device rules too.  For the
+ * scope the runtime must act: sync_enter_cgroup is the
  * runtime's side (cgroup_enter, then ENTERED (OPAQUE) if given: what
  * watches the new cgroup is armed there, then the go-ahead),
  * sync_wait_entered the child's, first thing after the clone.  NEEDED is
  * sync_gate_needed (CG) taken once before the clone (entering changes
  * what cgroup_enter_needed says of a systemd scope); both do nothing
- * where the clone put the child everywhere (cgroup v2). */
+ * for the other managers. */
 bool sync_gate_needed (const struct cgroup *cg);
 int sync_enter_cgroup (int fd, bool needed, const struct cgroup *cg, pid_t pid,
                        int (*entered) (void *opaque, shim_error_t *err), void *opaque,

@@ -7,23 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup/cgroup.h"
 #include "common/json.h"
 #include "common/util.h"
 
 bool
 bundle_cgroups_path_is_systemd (const char *path)
 {
-  const char *c1, *c2;
-  size_t slice_len;
+  cleanup_free char *mapped = NULL;
 
-  if (path == NULL || path[0] == '\0' || path[0] == '/')
-    return false;
-  c1 = strchr (path, ':');
-  c2 = c1 ? strchr (c1 + 1, ':') : NULL;
-  if (c2 == NULL || strchr (c2 + 1, ':') || c2[1] == '\0')
-    return false;
-  slice_len = (size_t) (c1 - path);
-  return slice_len == 0 || (slice_len > 6 && strncmp (c1 - 6, ".slice", 6) == 0);
+  /* The systemd manager's own parse decides (an empty path is its default,
+   * not a form). */
+  return path != NULL && path[0] != '\0' && path[0] != '/'
+         && cgroup_path_for (path, true, "x", &mapped, NULL) == 0;
 }
 
 int
@@ -31,7 +27,6 @@ bundle_systemd_cgroup (const char *dir, bool *systemd, shim_error_t *err)
 {
   const char *where[] = { "linux", "cgroupsPath", NULL };
   cleanup_free char *buf = NULL, *file = NULL;
-  cleanup_close int dfd = -1;
   cleanup_yajl_val yajl_val tree = NULL;
   yajl_val v;
   char msg[256] = "";
@@ -42,10 +37,7 @@ bundle_systemd_cgroup (const char *dir, bool *systemd, shim_error_t *err)
       file = NULL;
       return shim_error_errno (err, "bundle: asprintf");
     }
-  dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0)
-    return shim_error_errno (err, "open bundle %s", dir);
-  if (util_read_file_at (dfd, "config.json", &buf, NULL, err) < 0)
+  if (util_read_file_at (AT_FDCWD, file, &buf, NULL, err) < 0)
     return shim_error_prefix (err, "%s", file);
   tree = yajl_tree_parse (buf, msg, sizeof msg);
   if (tree == NULL)
