@@ -23,11 +23,11 @@
 #include "evidence/mark.h"
 
 /* How long watcher_spawn waits for the watcher to say it runs: it only has
- * to fork twice and close fds. */
+ * to close fds and start listening for init's exit. */
 #define READY_WAIT_MS 5000
 
-/* A test may make the watcher's fork fail (the intermediate process then
- * exits as when fork(2) fails): nothing else reads it. */
+/* A test may make the watcher exit before it runs, as one that cannot set
+ * itself up does: nothing else reads it. */
 #define TEST_FAIL_FORK_ENV "SHIM_TEST_WATCHER_FORK_FAIL"
 
 /* What the running watcher carries between polls. */
@@ -645,10 +645,12 @@ watcher_release (struct watcher *w)
     kmsg_reader_close (&w->kmsg);
 }
 
-/* In the child of a fork: become the detached watcher (setsid, a second
- * fork so that it is nobody's child but the subreaper's, stdio on
- * /dev/null, every fd closed but the N in KEEP, cwd /).  Returns in the
- * watcher; the intermediate process exits, 0 only when the fork worked. */
+/* In the child of a fork: become the detached watcher (a session of its
+ * own, stdio on /dev/null, every fd closed but the N in KEEP, cwd /).  No
+ * second fork: the spawner (a hook, `shim create`) exits at once and the
+ * subreaper inherits the watcher; a `shim run` that outlives it only
+ * holds its zombie until it exits.  The watcher opens no terminal, so
+ * leading a session gives it none. */
 static void
 become_detached (const int *keep, size_t n)
 {
@@ -660,15 +662,6 @@ become_detached (const int *keep, size_t n)
     _exit (1);
   if (fail && *fail)
     _exit (1);
-  switch (fork ())
-    {
-    case -1:
-      _exit (1);
-    case 0:
-      break;
-    default:
-      _exit (0);
-    }
   /* Hooks' stdout and stderr are pipes the runtime reads to EOF: a watcher
    * holding them would make the hook look like it never ends. */
   devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
@@ -695,19 +688,30 @@ become_detached (const int *keep, size_t n)
   signal (SIGHUP, SIG_IGN);
 }
 
-/* Whether the watcher said it runs: one byte on READY before its end is
- * closed, within READY_WAIT_MS. */
-static bool
+/* What the watcher said on READY within READY_WAIT_MS: it runs (one
+ * byte), it is ending (its end closed without a word: the watcher's exit
+ * closes it), or nothing. */
+enum ready_word
+{
+  READY_RUNS,
+  READY_ENDED,
+  READY_SILENT,
+};
+static enum ready_word
 heard_ready (int ready)
 {
   struct pollfd p = { .fd = ready, .events = POLLIN };
   char c;
+  ssize_t n;
   int r;
 
   do
     r = poll (&p, 1, READY_WAIT_MS);
   while (r < 0 && errno == EINTR);
-  return r > 0 && read (ready, &c, 1) == 1;
+  if (r <= 0)
+    return READY_SILENT;
+  n = read (ready, &c, 1);
+  return n == 1 ? READY_RUNS : n == 0 ? READY_ENDED : READY_SILENT;
 }
 
 static int
@@ -761,14 +765,23 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
       watch_loop (&x);
     }
   close (steal_fd (&ready_w));
-  /* Reap the intermediate child; the watcher itself is orphaned. */
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    return shim_error_plain (err, ECHILD, "start the watcher: its second fork failed");
-  if (!heard_ready (ready_r))
-    return shim_error_plain (err, ECHILD, "start the watcher: it did not say it runs");
-  return 0;
+  switch (heard_ready (ready_r))
+    {
+    case READY_RUNS:
+      return 0;
+    case READY_ENDED:
+      /* Its files are closed on the way out: the reap follows. */
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      if (WIFEXITED (status))
+        return shim_error_plain (err, ECHILD, "start the watcher: it exited with status %d before it ran",
+                                 WEXITSTATUS (status));
+      break;
+    case READY_SILENT:
+      /* A stuck one is left to the subreaper. */
+      break;
+    }
+  return shim_error_plain (err, ECHILD, "start the watcher: it did not say it runs");
 }
 
 int

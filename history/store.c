@@ -304,9 +304,11 @@ history_store_write (const char *dir, const struct history_limits *l, const stru
   fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return shim_error_errno (err, "create %s/%s", dir, tmp);
-  /* Durable before it is visible: a crash leaves the old store or the
-   * whole record, never a torn one. */
-  if (write_all (fd, json, strlen (json)) < 0 || write_all (fd, "\n", 1) < 0 || fdatasync (fd) < 0
+  /* Renamed into place whole, and not synced: the container's teardown
+   * would wait for the disk.  A crash can lose the last records (as it
+   * loses the journal's unsynced ones) or leave one short, which its name's
+   * size tells from a whole one (read_record). */
+  if (write_all (fd, json, strlen (json)) < 0 || write_all (fd, "\n", 1) < 0
       || renameat (dirfd, tmp, dirfd, name) < 0)
     {
       int saved = errno;
@@ -344,6 +346,9 @@ read_record (int dirfd, const struct history_file *f, struct history_record *r, 
       len += (size_t) got;
     }
   text[len] = '\0';
+  if (len != f->size)
+    return shim_error_plain (err, EIO, "torn: %zu bytes where its name says %zu (cut short by a crash)", len,
+                             (size_t) f->size);
   if (history_record_parse (text, r, err) < 0)
     return -1;
   r->time_ns = f->time_ns;

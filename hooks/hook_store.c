@@ -307,6 +307,25 @@ by_newest (const void *a, const void *b)
   return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : 0;
 }
 
+/* Age-based removals are looked for at most this often: a scan opens and
+ * locks every container directory, and poststop waits for it. */
+#define GC_AGE_SCAN_S 3600
+
+/* Whether the scan can find anything to remove.  On file systems that count
+ * a directory's subdirectories in its link count (tmpfs, ext4, xfs), fewer
+ * than keep_count of them leave only age-based removals, which wait for
+ * the hour since the last scan (the mtime of DIR/.lock, LOCK). */
+static bool
+gc_due (int dirfd, int lock, const struct hook_gc_policy *p, time_t now)
+{
+  struct stat dir, l;
+
+  if (p->keep_days == 0 || fstat (dirfd, &dir) < 0 || dir.st_nlink < 2
+      || dir.st_nlink - 2 > (nlink_t) p->keep_count || fstat (lock, &l) < 0)
+    return true;
+  return now - l.st_mtime >= GC_AGE_SCAN_S || l.st_mtime > now;
+}
+
 int
 hook_store_gc (int dirfd, const struct hook_gc_policy *p, shim_error_t *err)
 {
@@ -315,12 +334,17 @@ hook_store_gc (int dirfd, const struct hook_gc_policy *p, shim_error_t *err)
   cleanup_dir DIR *d = NULL;
   cleanup_free struct gc_entry *v = NULL;
   size_t n = 0, cap = 0, finished = 0;
-  time_t cutoff = time (NULL) - (time_t) p->keep_days * 86400;
+  time_t now = time (NULL), cutoff = now - (time_t) p->keep_days * 86400;
   struct dirent *e;
   int removed = 0;
 
   if (lock < 0)
     return -1;
+  if (!gc_due (dirfd, lock, p, now))
+    return 0;
+  /* The scan's time, for gc_due. */
+  if (futimens (lock, NULL) < 0)
+    return shim_error_errno (err, "verdict directory: touch `.lock`");
   scan_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (scan_fd < 0 || (d = fdopendir (scan_fd)) == NULL)
     return shim_error_errno (err, "verdict directory: read it");

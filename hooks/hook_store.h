@@ -77,7 +77,9 @@ void hook_store_meta_release (struct hook_meta *m);
 /* Remove the directories of containers that are done with (a verdict
  * written, or no watcher running) once they are older than keep_days, and
  * every finished one beyond the keep_count newest.  A directory whose
- * watcher still runs is never removed.  Returns how many were removed. */
+ * watcher still runs is never removed.  Returns how many were removed.
+ * With no more than keep_count directories, and a scan in the last hour,
+ * nothing is scanned: an old directory can outlive keep_days by an hour. */
 struct hook_gc_policy
 {
   int keep_days;

@@ -94,7 +94,7 @@ verdict_field() {
 }
 
 # watcher_pid: the tagged process that is neither init nor the subreaper.
-# The watcher runs in a session of its own (setsid, then a second fork);
+# The watcher runs in a session of its own (setsid);
 # `shim create`, the same program with the same arguments, may still be
 # exiting in the test's session (seen under ASan).
 watcher_pid() {

@@ -9,7 +9,7 @@
 #   - a watcher that could not be started is an error of `create` (its
 #     evidence would be silently lost) and a recorded arming error of the
 #     hook, never a watcher reported as armed.
-# SHIM_TEST_WATCHER_FORK_FAIL=1 makes the watcher's second fork fail; it is
+# SHIM_TEST_WATCHER_FORK_FAIL=1 makes the watcher exit before it runs; it is
 # read in that one place (evidence/watcher.c) and nowhere else.
 
 load helpers
@@ -58,7 +58,7 @@ baseline_populated() {
 	env SHIM_TEST_WATCHER_FORK_FAIL=1 SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" \
 		create --bundle "$BUNDLE" "$ID" >/dev/null 2>"$T/err" 3>&- || status=$?
 	assert_status 1
-	assert_contains "$(cat "$T/err")" "container $ID: start the watcher: its second fork failed"
+	assert_contains "$(cat "$T/err")" "container $ID: start the watcher: it exited with status 1 before it ran"
 	run shim state "$ID"
 	assert_status 1
 }
@@ -77,7 +77,7 @@ baseline_populated() {
 	local reaper=$!
 	wait "$reaper"
 	runc --root "$RUNC_ROOT" delete "$ID"
-	assert_contains "$(jq -r .error "$VDIR/$ID/meta.json")" "start the watcher: its second fork failed"
+	assert_contains "$(jq -r .error "$VDIR/$ID/meta.json")" "start the watcher: it exited with status 1 before it ran"
 	[ ! -e "$VDIR/$ID/record.json" ]
 	assert_contains "$(jq -r .verdict.message "$VDIR/$ID/verdict.json")" \
 		"the watcher could not be armed: cgroup \`/shimhook-$ID\`: start the watcher"

@@ -293,6 +293,25 @@ test_gc (void)
   ok (!exists (store, "new-2"), "keep 0 removes every finished directory");
   ok (exists (store, "new-1") && exists (store, "new-unfinished"),
       "young directories without a verdict stay");
+  /* That scan was a moment ago: under keep_count directories, an old one
+   * waits for the hour since it (this file system counts subdirectories
+   * in a directory's link count, as tmpfs and ext4 do). */
+  p.keep_count = 1000;
+  make_entry (store, "old-late", false, 8);
+  is_int (hook_store_gc (store, &p, &err), 0, "within the hour of a scan, under keep: no scan");
+  ok (exists (store, "old-late"), "an old directory waits for the hour");
+  {
+    struct timespec ts[2];
+    int lock = openat (store, ".lock", O_RDWR | O_CLOEXEC);
+    clock_gettime (CLOCK_REALTIME, &ts[0]);
+    ts[0].tv_sec -= 7200;
+    ts[1] = ts[0];
+    ok (lock >= 0 && futimens (lock, ts) == 0, "the last scan made two hours old");
+    close (lock);
+  }
+  is_int (hook_store_gc (store, &p, &err), 1, "an hour after the last scan, one directory removed");
+  ok (!exists (store, "old-late"), "the old directory is removed then");
+  is_int (hook_store_gc (store, &p, &err), 0, "and the next call within the hour scans nothing");
   snprintf (path, sizeof path, "rm -rf '%s'", tmpl);
   ok (system (path) == 0, "temp dir removed");
 }
