@@ -20,8 +20,8 @@ struct cli_command
   const char *summary; /* one line, for `shim --help` */
   const char *usage;
   cli_handler fn;
-  /* Starts a process in a container: runs from a sealed copy of the
-   * binary (security_run_sealed_copy). */
+  /* Starts a process in a container: re-execs from a copy or a mount of
+   * the binary that cannot be written (security_reexec_protected). */
   bool sealed;
 };
 
@@ -212,7 +212,7 @@ main (int argc, char **argv)
     return 1;
   /* Before anything else happens: the re-exec starts over with the same
    * arguments. */
-  if (cmd->sealed && security_run_sealed_copy (argv_all, &err) < 0)
+  if (cmd->sealed && security_reexec_protected (argv_all, &err) < 0)
     {
       log_error_release (&err);
       return 1;

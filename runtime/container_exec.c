@@ -130,8 +130,9 @@ container_exec (const struct shim_config *cfg, const struct shim_process *p, pid
     return shim_error_errno (err, "socketpair");
   parent_end = sv[0];
   child_end = sv[1];
-  /* Until the exec, the child is this binary (the sealed copy, see
-   * security_run_sealed_copy) inside the container's pid namespace.  Not
+  /* Until the exec, the child is this binary (through a read-only mount,
+   * or a sealed copy: security_reexec_protected) inside the container's
+   * pid namespace.  Not
    * dumpable either (inherited by the child, reset by its execve), as
    * defense in depth for its /proc/PID/exe, mem and fds.  Measured without
    * it: a container without CAP_SYS_PTRACE is refused anyway, because the

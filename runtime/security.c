@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -656,7 +657,7 @@ security_state_release (struct security_state *st)
   st->listener_msg = st->lsm_value = NULL;
 }
 
-/* ---- the sealed copy of the binary ---- */
+/* ---- the binary the container can reach: read-only, or a sealed copy ---- */
 
 /* F_SEAL_FUTURE_WRITE (Linux 5.1) refuses every write, ftruncate and
  * writable mapping from then on, which is all the copy needs: nothing has
@@ -698,8 +699,34 @@ loaded_size (int fd, off_t size)
   return end > 0 && end <= size ? end : 0;
 }
 
+/* A test may take the memfd copy where the read-only mount would do. */
+#define TEST_NO_RO_EXEC_ENV "SHIM_TEST_NO_RO_EXEC"
+
+/* Re-exec EXE through a detached, read-only bind mount of it: a clone of
+ * its mount that no namespace holds (open_tree), made read-only
+ * (mount_setattr).  /proc/PID/exe then leads through that mount, and an
+ * open for writing fails with EROFS, as on a read-only bind of the binary
+ * over itself.  Nothing is copied: the mount costs two syscalls where the
+ * copy cost a megabyte of page cache per start.  Returns only if the
+ * kernel or the caller's privilege refuses (open_tree's clone needs
+ * CAP_SYS_ADMIN over the mount namespace). */
+static void
+reexec_read_only (int exe, char **argv)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
+  const char *no = getenv (TEST_NO_RO_EXEC_ENV);
+  cleanup_close int tree = -1;
+
+  if (no && *no)
+    return;
+  tree = open_tree (exe, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (tree < 0 || mount_setattr (tree, "", AT_EMPTY_PATH, &attr, sizeof (attr)) < 0)
+    return;
+  syscall (SYS_execveat, tree, "", argv, environ, AT_EMPTY_PATH);
+}
+
 int
-security_run_sealed_copy (char **argv, shim_error_t *err)
+security_reexec_protected (char **argv, shim_error_t *err)
 {
   cleanup_close int exe = open ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   cleanup_close int copy = -1;
@@ -714,12 +741,14 @@ security_run_sealed_copy (char **argv, shim_error_t *err)
   if (sealed (seals))
     return 0;
   /* A binary on a read-only mount (a read-only bind of it over itself,
-   * runc's advice before 1.2) cannot be opened for writing through
-   * /proc/PID/exe either: the open goes through that mount and fails with
-   * EROFS.  Then there is nothing to copy, and no second start-up.  A
-   * container cannot remount a mount of the host's namespace. */
+   * runc's advice before 1.2, or the detached one below) cannot be opened
+   * for writing through /proc/PID/exe either: the open goes through that
+   * mount and fails with EROFS.  A container cannot remount a mount of the
+   * host's namespace, nor one that no namespace holds. */
   if (fstatvfs (exe, &sfs) == 0 && (sfs.f_flag & ST_RDONLY))
     return 0;
+  reexec_read_only (exe, argv);
+  /* Else a sealed memfd copy. */
   if (fstat (exe, &st) < 0)
     return shim_error_errno (err, "stat /proc/self/exe");
   len = loaded_size (exe, st.st_size);

@@ -46,10 +46,12 @@ void security_state_release (struct security_state *st);
  * runtime process that execs it (a script whose interpreter is
  * /proc/self/exe) and, once the runtime has exited, write through it to
  * the runtime's binary on the host.  The commands that start container
- * processes therefore re-exec themselves, with ARGV, from a sealed memfd
- * copy of the binary: that is all /proc/self/exe can ever lead to.
- * Returns 0 at once when already running from such a copy, or from a
- * binary on a read-only mount; otherwise does not return unless it fails. */
-int security_run_sealed_copy (char **argv, shim_error_t *err);
+ * processes therefore re-exec themselves, with ARGV, from the binary seen
+ * through a detached read-only mount of it, or, where that mount cannot
+ * be made, from a sealed memfd copy: either is all /proc/self/exe can ever
+ * lead to, and neither can be written.  Returns 0 at once when already
+ * running so, or from a binary on a read-only mount; otherwise does not
+ * return unless it fails. */
+int security_reexec_protected (char **argv, shim_error_t *err);
 
 #endif

@@ -2,13 +2,26 @@
 # CVE-2019-5736: the runtime's binary is not reachable from inside the
 # container, through /proc/PID/exe or any open fd.  `shim run` execs the
 # process directly, so /proc/1/exe is the container's own program; the
-# check walks every process and fd so that it covers `exec` once it exists
-# (which will need a sealed copy of the binary if it re-execs itself).
+# check walks every process and fd so that it covers `exec` too.
 
 load helpers
 load security_helpers
 
 SEALS=$REPO/tests/helpers/seals
+
+# write_exe_after_delete PID: the attack, from the host: a handle on
+# /proc/PID/exe kept, the container deleted, then an open for writing
+# through the handle (while the runtime runs, the kernel says ETXTBSY);
+# its result in $status and $output.
+write_exe_after_delete() {
+	local holder
+	env SHIM_TEST_TAG="$TAG" sh -c 'exec 7<"$1"; exec sleep 60' _ "/proc/$1/exe" 3>&- &
+	holder=$!
+	timeout 10 sh -c 'until [ -e "/proc/$1/fd/7" ]; do sleep 0.05; done' _ "$holder"
+	shim delete --force "$ID"
+	run sh -c 'exec 3>>"$1"' _ "/proc/$holder/fd/7"
+	kill "$holder"
+}
 
 @test "/proc/1/exe is the container's program, and nothing in /proc leads to the shim binary" {
 	local shim_id
@@ -64,11 +77,12 @@ SEALS=$REPO/tests/helpers/seals
 	shim exec -d "$ID" /bin/true 3>&- &
 	exec_pid=$!
 	timeout 20 sh -c 'until grep -q "^found" "$1"; do sleep 0.05; done' _ "$T/out"
-	# Seen from the host, the process held in connect(2) is a sealed copy.
+	# Seen from the host, the process held in connect(2) runs from the
+	# detached read-only mount of the binary (whose root, the file, is "/").
 	local child
 	child=$(pgrep -P "$exec_pid" | head -n 1)
 	[ -n "$child" ]
-	assert_contains "$(readlink "/proc/$child/exe")" "/memfd:shim"
+	assert_eq "$(readlink "/proc/$child/exe")" "/"
 	touch "$T/share/done"
 	timeout 30 sh -c 'until [ "$("$@" | jq -r .status)" = stopped ]; do sleep 0.05; done' \
 		_ env SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" state "$ID"
@@ -87,14 +101,33 @@ SEALS=$REPO/tests/helpers/seals
 
 # The classic CVE-2019-5736 path: the container runs /proc/self/exe of the
 # runtime process that execs it (a script whose interpreter is
-# /proc/self/exe) and keeps a handle on it.  create, run and exec re-exec
-# themselves from a sealed memfd copy first, so that handle can only ever
-# be the copy.
-@test "create: init's /proc/PID/exe is a sealed memfd copy, never the binary on the host" {
+# /proc/self/exe), keeps a handle on it, and writes once the runtime is
+# gone (while it runs, the kernel says ETXTBSY).  create, run and exec
+# re-exec themselves through a detached read-only bind mount of the binary
+# first, so that handle leads through that mount.  The binary is a copy of
+# the test's own, which no other process runs.
+@test "create: a handle on init's /proc/PID/exe cannot be written once the runtime is gone (read-only mount)" {
+	local pid
+	mkdir "$T/bin"
+	cp "$SHIM_BIN" "$T/bin/shim"
+	make_bundle sleeper
+	env SHIM_TEST_TAG="$TAG" "$T/bin/shim" --root "$STATE" create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
+	pid=$(cat "$T/pid")
+	assert_eq "$(readlink "/proc/$pid/exe")" "/" "init's /proc/PID/exe (the detached mount's root)"
+	write_exe_after_delete "$pid"
+	assert_status 2
+	assert_contains "$output" "Read-only file system"
+	assert_eq "$(cmp "$SHIM_BIN" "$T/bin/shim" && echo same)" same "the binary is unchanged"
+}
+
+# Where the mount cannot be made (no CAP_SYS_ADMIN over the mount
+# namespace; forced here), the re-exec is from a sealed memfd copy.
+@test "create: without the read-only mount, init's /proc/PID/exe is a sealed memfd copy, never the binary on the host" {
 	local pid shim_id
 	shim_id=$(stat -L -c '%d:%i' "$SHIM_BIN")
 	make_bundle sleeper
-	shim create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
+	env SHIM_TEST_NO_RO_EXEC=1 SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" \
+		--pid-file "$T/pid" "$ID" >"$T/out" 2>&1
 	pid=$(cat "$T/pid")
 	assert_contains "$(readlink "/proc/$pid/exe")" "/memfd:shim"
 	assert_not_contains "$(stat -L -c '%d:%i' "/proc/$pid/exe")" "$shim_id"
@@ -119,15 +152,7 @@ SEALS=$REPO/tests/helpers/seals
 	env SHIM_TEST_TAG="$TAG" "$T/ro/shim" --root "$STATE" create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
 	pid=$(cat "$T/pid")
 	assert_eq "$(readlink "/proc/$pid/exe")" "$T/ro/shim" "init's /proc/PID/exe"
-	# The attack keeps a handle on it, and writes once the runtime is gone
-	# (while it runs, the kernel says ETXTBSY).
-	local holder
-	env SHIM_TEST_TAG="$TAG" sh -c 'exec 7<"$1"; exec sleep 60' _ "/proc/$pid/exe" 3>&- &
-	holder=$!
-	timeout 10 sh -c 'until [ -e "/proc/$1/fd/7" ]; do sleep 0.05; done' _ "$holder"
-	shim delete --force "$ID"
-	run sh -c 'exec 3>>"$1"' _ "/proc/$holder/fd/7"
-	kill "$holder"
+	write_exe_after_delete "$pid"
 	assert_status 2
 	assert_contains "$output" "Read-only file system"
 }

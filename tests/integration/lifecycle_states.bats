@@ -17,9 +17,10 @@ load lifecycle_helpers
 	pid=$(ct_field pid)
 	[ "$pid" -gt 0 ]
 	alive "$pid"
-	# Still the runtime's clone (its sealed copy), not the workload:
+	# Still the runtime's clone (the binary through its detached
+	# read-only mount, whose root is the file: "/"), not the workload:
 	# nothing exec'd yet.
-	assert_contains "$(readlink "/proc/$pid/exe")" "/memfd:shim" "init's executable"
+	assert_eq "$(readlink "/proc/$pid/exe")" "/" "init's executable"
 	[ ! -e "$T/share/started" ]
 	# and it stays so: a second look finds the same.
 	assert_eq "$(ct_status)" created
