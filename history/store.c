@@ -243,6 +243,35 @@ nomem:
   return shim_error_errno (err, "read the history directory");
 }
 
+/* The last prune's time is this dot-file's mtime (readers skip dot-files). */
+#define PRUNED_MARK ".pruned"
+#define PRUNE_INTERVAL_NS 1000000000LL
+
+/* Whether a second has passed since the last prune.  Listing the store
+ * costs the kernel's readdir of every record (a thousand, once full): done
+ * after every death it was the largest part of the history's cost, and
+ * grew with the store. */
+static bool
+prune_due (int dirfd, int64_t now)
+{
+  struct stat st;
+  int64_t last;
+
+  if (fstatat (dirfd, PRUNED_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return true;
+  last = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  return now - last >= PRUNE_INTERVAL_NS || last > now;
+}
+
+static void
+prune_done (int dirfd)
+{
+  cleanup_close int fd = openat (dirfd, PRUNED_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+  if (fd < 0 || futimens (fd, NULL) < 0)
+    log_msg (LOG_WARNING, "history: mark the prune in %s: %m", PRUNED_MARK);
+}
+
 static int
 prune (int dirfd, const struct history_limits *l, shim_error_t *err)
 {
@@ -250,6 +279,9 @@ prune (int dirfd, const struct history_limits *l, shim_error_t *err)
   cleanup_free bool *remove = NULL;
   size_t n = 0;
 
+  if (!prune_due (dirfd, now_ns ()))
+    return 0;
+  prune_done (dirfd);
   if (list_files (dirfd, true, &f, &n, err) < 0)
     return -1;
   remove = calloc (n ? n : 1, sizeof (*remove));

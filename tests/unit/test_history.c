@@ -3,6 +3,7 @@
  * text, the journal's fields, a record's round trip, matching, --since),
  * and the store written and pruned in a temporary directory. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -243,18 +244,34 @@ test_store (void)
       ok (0, "mkdtemp");
       return;
     }
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     {
       struct history_event e = { .id = id, .source = "run", .v = &v, .time_ns = (1733450000LL + i) * 1000000000 };
       snprintf (id, sizeof (id), "c%d", i);
+      if (i == 5)
+        {
+          /* A prune is at most once a second: the first write's is within
+           * it, so the store holds five; then the last prune is made two
+           * seconds old, and the sixth write prunes. */
+          struct timespec ts[2];
+          char mark[512];
+          all &= history_read (dir, 0, NULL, &r, &n, &err) == 0;
+          is_int (n, 5, "store: within a second of a prune, none (five writes kept)");
+          history_records_free (r, n);
+          clock_gettime (CLOCK_REALTIME, &ts[0]);
+          ts[0].tv_sec -= 2;
+          ts[1] = ts[0];
+          snprintf (mark, sizeof (mark), "%s/.pruned", dir);
+          ok (utimensat (AT_FDCWD, mark, ts, 0) == 0, "store: the last prune made two seconds old");
+        }
       all &= history_store_write (dir, &l, &e, &err) == 0;
       shim_error_release (&err);
     }
-  ok (all, "store: five writes");
+  ok (all, "store: six writes");
   ok (history_read (dir, 0, NULL, &r, &n, &err) == 0 && n == 3, "store: pruned to 3 (%zu)", n);
-  ok (n == 3 && strcmp (r[0].id, "c2") == 0 && strcmp (r[2].id, "c4") == 0, "store: the newest, oldest first");
+  ok (n == 3 && strcmp (r[0].id, "c3") == 0 && strcmp (r[2].id, "c5") == 0, "store: the newest, oldest first");
   history_records_free (r, n);
-  ok (history_read (dir, 1733450004LL * 1000000000, "c", &r, &n, &err) == 0 && n == 1, "store: --since");
+  ok (history_read (dir, 1733450005LL * 1000000000, "c", &r, &n, &err) == 0 && n == 1, "store: --since");
   history_records_free (r, n);
   ok (history_read ("/nonexistent/history", 0, NULL, &r, &n, &err) == 0 && n == 0, "no store: no records");
   history_records_free (r, n);
@@ -290,7 +307,12 @@ test_store (void)
       }
   if (d)
     closedir (d);
-  ok (rmdir (dir) == 0, "store: nothing else left (no dot-files)");
+  {
+    char mark[512];
+    snprintf (mark, sizeof (mark), "%s/.pruned", dir);
+    unlink (mark);
+  }
+  ok (rmdir (dir) == 0, "store: nothing else left (no dot-files but the prune's mark)");
 }
 
 /* The byte bound: a record's size is read from its name; a record named
@@ -336,6 +358,8 @@ test_store_sizes (void)
       }
   if (d)
     closedir (d);
+  snprintf (p, sizeof (p), "%s/.pruned", dir);
+  unlink (p);
   ok (rmdir (dir) == 0, "store sizes: nothing else left");
   shim_error_release (&err);
 }
@@ -369,9 +393,23 @@ test_thousand (void)
       shim_error_release (&err);
     }
   is_int (failed, 0, "1100 deaths written");
+  /* A second after the last prune (its mark made older), one more. */
+  {
+    struct timespec ts[2];
+    char mark[96];
+    struct history_event e = { .id = "c", .source = "run", .v = &v,
+                               .time_ns = (int64_t) now.tv_sec * 1000000000 + 1100 };
+    ts[0] = now;
+    ts[0].tv_sec -= 2;
+    ts[1] = ts[0];
+    snprintf (mark, sizeof (mark), "%s/.pruned", dir);
+    ok (utimensat (AT_FDCWD, mark, ts, 0) == 0 && history_store_write (dir, &l, &e, &err) == 0,
+        "a death a second after the last prune");
+    shim_error_release (&err);
+  }
   ok (history_read (dir, 0, NULL, &r, &n, &err) == 0, "read back");
   is_int (n, 1000, "the store holds the 1000 newest");
-  ok (n == 1000 && r[0].time_ns == (int64_t) now.tv_sec * 1000000000 + 100, "... the oldest 100 pruned");
+  ok (n == 1000 && r[0].time_ns == (int64_t) now.tv_sec * 1000000000 + 101, "... the oldest 101 pruned");
   for (size_t i = 0; i < n; i++)
     {
       char p[128];
@@ -379,6 +417,11 @@ test_thousand (void)
       unlink (p);
     }
   history_records_free (r, n);
+  {
+    char mark[96];
+    snprintf (mark, sizeof (mark), "%s/.pruned", dir);
+    unlink (mark);
+  }
   ok (rmdir (dir) == 0, "nothing else left");
 }
 
