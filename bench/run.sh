@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # bench/run.sh [--quick] [--runs N] [--out DIR] [--runtimes "shim runc crun"]
-#              [--counts "1 10 100 1000"]
+#              [--counts "1 10 100 1000"] [--baseline DIR]
 #
 # Times shim against Debian's runc and crun (each where it works on this
 # host) and against the floor (bench/floor.c: clone3 into the same
@@ -27,13 +27,18 @@
 # --counts replaces the sequential counts (under the VM's emulation, 1000
 # containers per runtime take most of an hour: "1 10 100" there).
 #
+# --baseline DIR: a built tree of an earlier shim, timed in the same rounds
+# as runtime "base" (its shim, and its shim-oom-hook as scenario
+# "hookbase"), so that a change is measured against its parent under the
+# same load: `git worktree add /tmp/base HEAD~ && make -C /tmp/base`.
+#
 # Root, after `make`.  Timings are never a test: `make test` only checks
 # that this runs (--quick).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runs=20 quick=0 out=$here/out
+runs=20 quick=0 out=$here/out base=""
 runtimes="shim runc crun"
 counts="1 10 100 1000" jobs_list="2 4 8"
 limits="256K 512K 1M 2M 4M 8M 16M 32M 64M"
@@ -44,7 +49,8 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--runtimes) runtimes=$2; shift ;;
 	--counts) counts=$2; shift ;;
-	*) echo "usage: bench/run.sh [--quick] [--runs N] [--out DIR] [--runtimes LIST] [--counts LIST]" >&2; exit 2 ;;
+	--baseline) base=$(cd "$2" && pwd); shift ;;
+	*) echo "usage: bench/run.sh [--quick] [--runs N] [--out DIR] [--runtimes LIST] [--counts LIST] [--baseline DIR]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -55,6 +61,12 @@ die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root"
 [ -x "$repo/shim" ] && [ -x "$repo/examples/rootfs/bin/busybox" ] || die "build first: make"
 [ -x "$here/timeit" ] && [ -x "$here/floor" ] || die "build first: make bench/timeit bench/floor"
+if [ -n "$base" ]; then
+	[ -x "$base/shim" ] && [ -x "$base/shim-oom-hook" ] || die "--baseline $base: build it first (make)"
+	runtimes="$runtimes base"
+fi
+# shimlike RT: shim, or the baseline's.
+shimlike() { [ "$1" = shim ] || [ "$1" = base ]; }
 mkdir -p "$out"
 rm -f "$out"/*.dat "$out"/*.png "$out"/table.txt "$out"/latency.xtics
 
@@ -91,6 +103,13 @@ jq --arg hook "$repo/shim-oom-hook" --arg dir "$work/hookdir" '
 	.hooks.prestart = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "prestart"]}]
 	| .hooks.poststop = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "poststop"]}]' \
 	"$work/base/config.json" >"$work/hooked/config.json"
+if [ -n "$base" ]; then
+	bundle hooked-base .
+	jq --arg hook "$base/shim-oom-hook" --arg dir "$work/hookdir-base" '
+		.hooks.prestart = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "prestart"]}]
+		| .hooks.poststop = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "poststop"]}]' \
+		"$work/base/config.json" >"$work/hooked-base/config.json"
+fi
 
 bin[floor]=$here/floor
 T() { "$here/timeit" -l "$work/log" "$@"; }
@@ -102,15 +121,16 @@ avail=()
 for rt in $runtimes; do
 	case $rt in
 	shim) b=$repo/shim ;;
+	base) b=$base/shim ;;
 	*) b=$(command -v "$rt" || true) ;;
 	esac
 	[ -n "$b" ] || { log "$rt: not installed"; continue; }
 	bin[$rt]=$b
 	extra[$rt]=""
 	if ! "$b" --root "$work/root-$rt" run -b "$work/base" bench-probe >"$work/probe.log" 2>&1; then
-		if [ "$rt" = shim ] && "$b" --root "$work/root-$rt" run --allow-unenforced-limits -b "$work/base" bench-probe >/dev/null 2>&1; then
+		if shimlike "$rt" && "$b" --root "$work/root-$rt" run --allow-unenforced-limits -b "$work/base" bench-probe >/dev/null 2>&1; then
 			extra[$rt]=--allow-unenforced-limits
-			log "shim: the memory limit is not enforced on this host (--allow-unenforced-limits)"
+			log "$rt: the memory limit is not enforced on this host (--allow-unenforced-limits)"
 		else
 			log "$rt: does not run here: $(head -n 1 "$work/probe.log")"
 			unset "bin[$rt]"
@@ -129,9 +149,10 @@ cmd() {
 	case $verb in
 	run) echo "${bin[$rt]} ${r[*]} run ${extra[$rt]} -b $work/base {}" ;;
 	hook) echo "${bin[$rt]} ${r[*]} run -b $work/hooked {}" ;;
+	hookbase) echo "${bin[$rt]} ${r[*]} run -b $work/hooked-base {}" ;;
 	lifecycle)
 		local c=${extra[$rt]}
-		[ "$rt" = shim ] || c=""
+		shimlike "$rt" || c=""
 		echo "${bin[$rt]} ${r[*]} create $c -b $work/base --pid-file $work/pid-{} {} ::: ${bin[$rt]} ${r[*]} start {} ::: @wait $work/pid-{} ::: ${bin[$rt]} ${r[*]} delete {}" ;;
 	esac
 }
@@ -157,9 +178,13 @@ for ((round = 0; round < runs; round++)); do
 		T -p "bench-r$round-$rt" -- $(cmd "$rt" run) | record run "$rt"
 		# shellcheck disable=SC2046
 		T -p "bench-l$round-$rt" -- $(cmd "$rt" lifecycle) | record lifecycle "$rt"
-		if [ "$rt" != shim ]; then
+		if ! shimlike "$rt"; then
 			# shellcheck disable=SC2046
 			T -p "bench-h$round-$rt" -- $(cmd "$rt" hook) | record hook "$rt"
+			if [ -n "$base" ]; then
+				# shellcheck disable=SC2046
+				T -p "bench-hb$round-$rt" -- $(cmd "$rt" hookbase) | record hookbase "$rt"
+			fi
 		fi
 	done
 done
@@ -171,36 +196,39 @@ done
 # instructions.txt: COMMAND INSTRUCTIONS, for shim's commands on the
 # running exec container.
 : >"$out/instructions.txt"
+# instructions RT: shim's (or the baseline's, named COMMAND@base).
 instructions() {
+	local rt=$1 tree=$repo suffix="" what
+	[ "$rt" = base ] && tree=$base suffix=@base
 	command -v valgrind >/dev/null || { log "valgrind not installed: no instruction counts"; return 0; }
 	# An ASan build does not run under valgrind.
-	valgrind -q --tool=none "${bin[shim]}" --version >/dev/null 2>&1 ||
-		{ log "valgrind cannot run ${bin[shim]} (an ASan build?): no instruction counts"; return 0; }
-	local what
+	valgrind -q --tool=none "${bin[$rt]}" --version >/dev/null 2>&1 ||
+		{ log "valgrind cannot run ${bin[$rt]} (an ASan build?): no instruction counts"; return 0; }
 	while IFS='|' read -r what; do
 		# shellcheck disable=SC2086
 		valgrind --tool=callgrind --callgrind-out-file=/dev/null $what 2>"$work/callgrind.log" >/dev/null </dev/null ||
 			{ log "callgrind: $what failed"; continue; }
-		awk -v w="$what" -v r="$repo/" '/Collected :/ { gsub(r, "", w); sub(/--root [^ ]* /, "", w); print w, $NF }' \
+		awk -v w="$what" -v r="$tree/" -v s="$suffix" '/Collected :/ {
+				gsub(r, "", w); sub(/--root [^ ]* /, "", w); sub(/ /, s " ", w); print w, $NF }' \
 			"$work/callgrind.log" >>"$out/instructions.txt"
 	done <<EOF
-${bin[shim]} --version
-${bin[shim]} --root $work/root-shim state bench-execbox
-${bin[shim]} --root $work/root-shim list
-${bin[shim]} --root $work/root-shim ps bench-execbox
-$repo/shim-oom-hook --version
+${bin[$rt]} --version
+${bin[$rt]} --root $work/root-$rt state bench-execbox
+${bin[$rt]} --root $work/root-$rt list
+${bin[$rt]} --root $work/root-$rt ps bench-execbox
+$tree/shim-oom-hook --version
 EOF
 }
 
 # --- exec into a running container ----------------------------------------------
 for rt in "${avail[@]}"; do
 	c=${extra[$rt]}
-	[ "$rt" = shim ] || c=""
+	shimlike "$rt" || c=""
 	"${bin[$rt]}" --root "$work/root-$rt" create $c -b "$work/sleeper" bench-execbox >/dev/null 2>&1 &&
 		"${bin[$rt]}" --root "$work/root-$rt" start bench-execbox >/dev/null 2>&1 ||
 		{ log "$rt: could not start the exec container"; continue; }
 	T -c "$runs" -p "bench-e-$rt" -- "${bin[$rt]}" --root "$work/root-$rt" exec bench-execbox /bin/true | record exec "$rt"
-	if [ "$rt" = shim ]; then instructions; fi
+	if shimlike "$rt"; then instructions "$rt"; fi
 	"${bin[$rt]}" --root "$work/root-$rt" delete -f bench-execbox >/dev/null 2>&1 || log "$rt: delete -f bench-execbox failed"
 done
 
@@ -216,7 +244,7 @@ for rt in "${avail[@]}"; do
 			break
 		fi
 	done
-	[ "$rt" = shim ] && [ -n "${extra[shim]}" ] && found="$found (not enforced here)"
+	shimlike "$rt" && [ -n "${extra[$rt]}" ] && found="$found (not enforced here)"
 	echo "$rt $found" >>"$out/minmem.txt"
 done
 
@@ -286,7 +314,7 @@ done
 	[ -n "${extra[shim]:-}" ] && echo "# shim ran with --allow-unenforced-limits: the memory limit is not enforced on this host"
 	echo "# cpu: median ms of user and system time, the runtime's and what it reaped (load disturbs it less)"
 	printf '%-10s %-6s %8s %8s %8s %7s %8s %6s %7s %7s %7s\n' scenario runtime min median max cpu rss fail x_crun x_runc x_floor
-	for sc in run lifecycle exec hook; do
+	for sc in run lifecycle exec hook hookbase; do
 		for rt in floor "${avail[@]}"; do
 			[ -s "$out/$sc-$rt.dat" ] || continue
 			read -r mn md mx rss bad cpu < <(stats "$out/$sc-$rt.dat")
@@ -296,9 +324,14 @@ done
 		done
 	done
 	for rt in runc crun; do
-		h=$(median_of hook "$rt") r=$(median_of run "$rt")
-		[ "$h" != - ] && [ "$r" != - ] &&
-			awk -v rt="$rt" -v h="$h" -v r="$r" 'BEGIN { printf "# shim-oom-hook adds %.2f ms to %s run (median %.2f -> %.2f)\n", h - r, rt, r, h }'
+		for sc in hook hookbase; do
+			h=$(median_of "$sc" "$rt") r=$(median_of run "$rt")
+			w="shim-oom-hook"
+			[ "$sc" = hook ] || w="the baseline's shim-oom-hook"
+			[ "$h" != - ] && [ "$r" != - ] &&
+				awk -v rt="$rt" -v h="$h" -v r="$r" -v w="$w" \
+					'BEGIN { printf "# %s adds %.2f ms to %s run (median %.2f -> %.2f)\n", w, h - r, rt, r, h }'
+		done
 	done
 	echo
 	if [ -s "$out/instructions.txt" ]; then
@@ -322,7 +355,8 @@ if command -v gnuplot >/dev/null; then
 	nrt=$(wc -l <<<"$rts")
 	sci=0
 	: >"$out/latency.xtics"
-	for sc in run lifecycle exec hook; do
+	for sc in run lifecycle exec hook hookbase; do
+		[ "$sc" != hookbase ] || [ -n "$base" ] || continue
 		k=0
 		for rt in $rts; do
 			if [ -s "$out/$sc-$rt.dat" ]; then

@@ -39,3 +39,23 @@ load helpers
 	run pgrep -f 'sleep 100000'
 	[ "$status" -eq 1 ]
 }
+
+@test "bench/run.sh --baseline DIR: an earlier tree timed in the same rounds, as runtime base and scenario hookbase" {
+	run --separate-stderr "$REPO/bench/run.sh" --quick --out "$T/out" --runtimes "shim runc" --baseline "$REPO"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	local row
+	for row in "run base" "lifecycle base" "exec base" "hookbase runc"; do
+		printf '%s\n' "$output" | awk -v sc="${row% *}" -v rt="${row#* }" \
+			'$1 == sc && $2 == rt && $8 == 0 && $6 ~ /^[0-9.]+$/ { found = 1 } END { exit !found }' ||
+			{ echo "no clean row: $row"; false; }
+	done
+	assert_contains "$output" "# the baseline's shim-oom-hook adds "
+	printf '%s\n' "$output" | grep -qE '^base seq 4 [0-9.]+ [0-9.]+ [0-9.]+$'
+	if valgrind -q --tool=none "$REPO/shim" --version >/dev/null 2>&1; then
+		printf '%s\n' "$output" | grep -qE '^shim@base --version [0-9]+$'
+	fi
+	run bash -c 'ls -d /run/shim-bench.* 2>/dev/null'
+	[ -z "$output" ]
+}
