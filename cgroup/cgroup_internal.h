@@ -166,6 +166,12 @@ int cgroup_v1_resolve (const struct cgroup_spec *spec, const char *path, struct 
  * NULL) says what is not enforced. */
 int v1_apply_resources (const struct cgroup_v1 *v, int unified_fd, const struct cgroup_resources *r,
                         bool allow_unenforced, char **why, shim_error_t *err);
+/* Make PATH (the container's cgroup) under MOUNTFD, hierarchy WHERE (for
+ * messages), level by level (v1_path.c); *CREATED: how many trailing
+ * levels are ours, *LEAF: its directory.  CPUSET: each new level's cpus and
+ * mems from its parent's. */
+int cgroup_v1_make_path (int mountfd, const char *where, const char *path, bool cpuset, size_t *created, int *leaf,
+                         shim_error_t *err);
 /* A new cpuset cgroup has empty cpuset.cpus and cpuset.mems, and v1 lets no
  * task in until they are set: copy the parent's (PARENT_FD) into DIRFD's
  * where empty. */

@@ -20,6 +20,7 @@
 #include "cgroup/cgroup_devices.h"
 #include "cgroup/cgroup_files.h"
 #include "cgroup/cgroup_internal.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "common/util.h"
 
@@ -383,7 +384,7 @@ remove_created (int mountfd, const char *path, size_t depth_created)
 }
 
 static int
-v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *out, shim_error_t *err)
+v2_create_once (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *out, shim_error_t *err)
 {
   const struct cgroup_resources *r = spec->resources;
   unsigned required = cgroup_required_controllers (r);
@@ -463,6 +464,9 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
           }
         close (fd);
         fd = child;
+        /* Where another container's teardown can take this level away. */
+        if (next && *next)
+          fault_point ("cgroup:after-parent");
         if (asprintf (&n, "%s/%s", so_far, comp) < 0)
           {
             ret = shim_error_errno (err, "cgroup path");
@@ -511,6 +515,30 @@ v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *ou
   out->dirfd = steal_fd (&fd);
   out->created_depth = created;
   return 0;
+}
+
+/* v2_create_once, again when an ancestor vanished under the walk: another
+ * container under the same parent (/shim) removed it, empty, between our
+ * mkdir of it and of the next level.  Each try undoes what it made. */
+#define CREATE_TRIES 5
+static int
+v2_create (const struct cgroup_spec *spec, const char *cgpath, struct cgroup *out, shim_error_t *err)
+{
+  for (int i = 1;; i++)
+    {
+      shim_error_t tmp = NULL;
+      if (v2_create_once (spec, cgpath, out, &tmp) == 0)
+        return 0;
+      if (i == CREATE_TRIES || (tmp->status != ENOENT && tmp->status != ENODEV))
+        return shim_error_take (err, &tmp);
+      shim_error_release (&tmp);
+      /* What the failed try left for its caller's release. */
+      if (out->mountfd >= 0)
+        close (out->mountfd);
+      out->mountfd = -1;
+      free (out->path);
+      out->path = NULL;
+    }
 }
 
 /* Read the open cgroup.events again (which also re-arms its POLLPRI), with

@@ -53,3 +53,38 @@ load helpers
 		fi
 	done < <(cgroup_v1_mounts)
 }
+
+# Another container's teardown removes /shim (empty then) while this one,
+# having just made or found it, is about to make /shim/ID under it: the
+# mkdir fails with ENOENT, and the walk starts over.  The runtime is held
+# (SIGSTOP) after each parent level of its walk; the first time, the test
+# removes /shim wherever it is still empty, as that teardown would.
+@test "a /shim parent removed under a container's walk: its cgroup is made again, and it runs" {
+	local pid removed=0 tries st h
+	if [ -d "$(cgroup2_mount)/shim" ]; then
+		echo "/shim exists already: another container holds it" >&2
+		return 1
+	fi
+	env SHIM_TEST_STOP=cgroup:after-parent SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" run \
+		--bundle "$BUNDLE" "$ID" >"$T/out" 2>&1 &
+	pid=$!
+	for tries in $(seq 1 400); do
+		st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null || true)
+		[ -n "$st" ] || break
+		if [ "$st" = T ]; then
+			if [ "$removed" = 0 ]; then
+				while IFS= read -r h; do
+					rmdir "$h/shim" 2>/dev/null && removed=$((removed + 1))
+				done < <(cgroup2_mount; cgroup_v1_mounts)
+				[ "$removed" -gt 0 ]
+			fi
+			kill -CONT "$pid"
+		fi
+		sleep 0.01
+	done
+	status=0
+	wait "$pid" || status=$?
+	cat "$T/out"
+	assert_status 0
+	echo "/shim removed under the walk in $removed hierarchies"
+}
