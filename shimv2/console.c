@@ -162,7 +162,7 @@ console_attach (struct console *c, char **path, int *lfd, const char *stdin_path
 bool
 console_active (const struct console *c)
 {
-  return c->master >= 0;
+  return c->master >= 0 && !c->drained;
 }
 
 void
@@ -289,11 +289,13 @@ console_polled (struct console *c, const struct pollfd *p)
 }
 
 void
-console_drain_close (struct console *c, int timeout_ms)
+console_drain (struct console *c, int timeout_ms)
 {
   long long deadline = util_monotonic_ms () + timeout_ms;
 
-  while (c->master >= 0 && util_monotonic_ms () < deadline)
+  if (!console_active (c))
+    return;
+  while (util_monotonic_ms () < deadline)
     {
       if (c->out >= 0 && c->to_out_len > 0)
         {
@@ -313,7 +315,13 @@ console_drain_close (struct console *c, int timeout_ms)
       if (c->master_eof || !read_master (c))
         break;
     }
-  console_close (c);
+  if (c->in >= 0)
+    close (c->in);
+  if (c->out >= 0)
+    close (c->out);
+  c->in = c->out = -1;
+  c->to_master_len = c->to_out_len = 0;
+  c->drained = true;
 }
 
 int
@@ -322,7 +330,7 @@ console_resize (const struct console *c, uint32_t width, uint32_t height, shim_e
   struct winsize ws = { .ws_row = (unsigned short) height, .ws_col = (unsigned short) width };
 
   if (c->master < 0)
-    return shim_error_plain (err, ENOTTY, "no terminal: the process has none, or has exited");
+    return shim_error_plain (err, ENOTTY, "no terminal: the process has none");
   if (ioctl (c->master, TIOCSWINSZ, &ws) < 0)
     return shim_error_errno (err, "TIOCSWINSZ %ux%u on the pty master", width, height);
   return 0;
@@ -339,4 +347,5 @@ console_close (struct console *c)
     close (c->out);
   c->master = c->in = c->out = -1;
   c->to_master_len = c->to_out_len = 0;
+  c->drained = false;
 }

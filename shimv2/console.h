@@ -5,7 +5,8 @@
  * to the stdout FIFO, in its own poll loop, never blocking on either
  * side (stderr stays empty: a terminal has one output).  When the
  * process exits, what the master still holds is copied out (bounded in
- * time) before its exit is told, and the terminal is closed. */
+ * time) before its exit is told, and the copying ends; the master stays
+ * for ResizePty until the process is deleted, as in runc's shim. */
 #ifndef SHIMV2_CONSOLE_H
 #define SHIMV2_CONSOLE_H
 
@@ -26,6 +27,7 @@ struct console
   int in;     /* containerd's stdin FIFO, read; -1 for none or at its end */
   int out;    /* containerd's stdout FIFO, written; -1 once closed */
   bool master_eof; /* every slave closed (EIO): nothing more to read */
+  bool drained;    /* console_drain done: no more copying */
   char to_master[CONSOLE_BUF];
   size_t to_master_off, to_master_len;
   char to_out[CONSOLE_BUF];
@@ -55,7 +57,7 @@ int console_attach (struct console *c, char **path, int *lfd, const char *stdin_
 int console_start (struct console *c, int master, const char *stdin_path, const char *stdout_path,
                    shim_error_t *err);
 
-/* Whether C is a live terminal (started, not closed). */
+/* Whether C copies: started, neither drained nor closed. */
 bool console_active (const struct console *c);
 
 /* C's fds for poll, in P[0..CONSOLE_POLLFDS-1] (fd -1 for those not
@@ -68,10 +70,12 @@ void console_polled (struct console *c, const struct pollfd *p);
 
 /* The process exited: what the master holds copied out (the kernel's
  * pending output included), the stdout FIFO waited for at most
- * TIMEOUT_MS, then C closed. */
-void console_drain_close (struct console *c, int timeout_ms);
+ * TIMEOUT_MS, then the FIFOs closed (containerd's reader sees the end)
+ * and the copying over; the master is kept. */
+void console_drain (struct console *c, int timeout_ms);
 
-/* TIOCSWINSZ on the master: the process gets SIGWINCH. */
+/* TIOCSWINSZ on the master: the process gets SIGWINCH (none once it
+ * exited; no error then either, as runc's shim).  ENOTTY without one. */
 int console_resize (const struct console *c, uint32_t width, uint32_t height, shim_error_t *err);
 
 /* Every fd closed; C is inactive after (and may be closed again). */

@@ -380,7 +380,7 @@ execs_reaped (struct execs_table *t, const struct execs_container *c, pid_t pid,
     close (p->stdin_fd);
   p->stdin_fd = -1;
   /* Its last output reaches containerd before its exit is told. */
-  console_drain_close (&p->console, EXECS_DRAIN_MS);
+  console_drain (&p->console, EXECS_DRAIN_MS);
   log_msg (LOG_INFO, "exec %s in %s: pid %d exited, status %u", p->exec_id, c->id, (int) pid, exit_status);
   /* An exec's exit: TaskExit with the exec id, never a TaskOOM. */
   ts = reply_timestamp (&p->exited_at);

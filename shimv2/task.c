@@ -378,6 +378,7 @@ do_delete (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
           events_send (&s->ev, "/tasks/delete", &ev.base);
           ret = reply_msg (&resp.base, out, len, err);
           execs_release (&s->execs);
+          console_close (&s->console);
           free (s->id);
           s->id = NULL;
         }
@@ -756,7 +757,7 @@ task_reaped (struct task_service *s, pid_t pid, int status)
     close (s->stdin_fd);
   s->stdin_fd = -1;
   /* Its last output reaches containerd before its exit is told. */
-  console_drain_close (&s->console, TASK_DRAIN_MS);
+  console_drain (&s->console, TASK_DRAIN_MS);
   init_exited (s, status);
   reply_waits_answer (&s->waits, s->exit_status, &s->exited_at, s->id);
 }
