@@ -47,8 +47,11 @@ send_master (const char *path, int fd)
   char name[] = "/dev/pts/x";
   struct iovec iov = { .iov_base = name, .iov_len = sizeof name };
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
-  struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
+  struct cmsghdr *c;
   cleanup_close int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  memset (&u, 0, sizeof u);
+  c = CMSG_FIRSTHDR (&mh);
 
   snprintf (sa.sun_path, sizeof sa.sun_path, "%s", path);
   if (s < 0 || connect (s, (struct sockaddr *) &sa, sizeof sa) < 0)
