@@ -316,8 +316,9 @@ do_state (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, s
   else
     ret = reply_state (&(struct reply_state_of){ .id = s->id, .bundle = s->bundle, .stdin_path = s->stdin_path,
                                                  .stdout_path = s->stdout_path, .stderr_path = s->stderr_path,
-                                                 .terminal = s->terminal, .pid = s->pid, .status = s->status, .exited = s->exited,
-                                                 .exit_status = s->exit_status, .exited_at = &s->exited_at },
+                                                 .terminal = s->terminal, .pid = s->pid, .status = s->status,
+                                                 .exited = s->exited, .exit_status = s->exit_status,
+                                                 .exited_at = &s->exited_at },
                        out, len, err);
   TASK_REQ_END (state_request);
   return ret;
