@@ -170,6 +170,27 @@ int runtime_ps_table (const struct runtime_ctx *ctx, const char *id, char *const
 int runtime_events (const struct runtime_ctx *ctx, const char *id, bool stats_once, int interval_ms,
                     int (*emit) (const char *line, void *opaque), void *opaque, shim_error_t *err);
 
+/* stats: the container's cgroup figures as data, for a caller that encodes
+ * them itself (containerd's Stats): those of `events --stats` (a limit
+ * that is no limit reads 0), and memory.stat whole, each key as the kernel
+ * names it (v1's total_inactive_file, v2's inactive_file).  ENOENT when
+ * the container has no cgroup (any more). */
+#define RUNTIME_MEMORY_STAT_MAX 128
+struct runtime_stats
+{
+  bool v1; /* the cgroup v1 manager's hierarchies; else cgroup v2 */
+  struct cgroup_stats cg;
+  struct
+  {
+    char key[48];
+    uint64_t value;
+  } memory_stat[RUNTIME_MEMORY_STAT_MAX];
+  size_t n_memory_stat;
+};
+int runtime_stats (const struct runtime_ctx *ctx, const char *id, struct runtime_stats *out, shim_error_t *err);
+/* KEY's value in memory.stat, 0 when it has none. */
+uint64_t runtime_stats_memory (const struct runtime_stats *st, const char *key);
+
 /* pause, resume: freeze or thaw every process of the container. */
 int runtime_pause (const struct runtime_ctx *ctx, const char *id, shim_error_t *err);
 int runtime_resume (const struct runtime_ctx *ctx, const char *id, shim_error_t *err);

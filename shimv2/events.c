@@ -22,18 +22,29 @@
 #define EVENTS_PUBLISH_MS 10000
 
 int
-events_encode (const ProtobufCMessage *msg, uint8_t **out, size_t *len, shim_error_t *err)
+events_any (const ProtobufCMessage *msg, Google__Protobuf__Any *any, uint8_t **value, shim_error_t *err)
 {
-  Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT;
-  cleanup_free uint8_t *value = NULL;
   size_t n = protobuf_c_message_get_packed_size (msg);
 
-  value = malloc (n ? n : 1);
-  if (value == NULL)
+  google__protobuf__any__init (any);
+  *value = malloc (n ? n : 1);
+  if (*value == NULL)
     return shim_error_errno (err, "events: malloc");
-  any.type_url = (char *) msg->descriptor->name;
-  any.value.data = value;
-  any.value.len = protobuf_c_message_pack (msg, value);
+  any->type_url = (char *) msg->descriptor->name;
+  any->value.data = *value;
+  any->value.len = protobuf_c_message_pack (msg, *value);
+  return 0;
+}
+
+int
+events_encode (const ProtobufCMessage *msg, uint8_t **out, size_t *len, shim_error_t *err)
+{
+  Google__Protobuf__Any any;
+  cleanup_free uint8_t *value = NULL;
+  size_t n;
+
+  if (events_any (msg, &any, &value, err) < 0)
+    return -1;
   n = google__protobuf__any__get_packed_size (&any);
   *out = malloc (n);
   if (*out == NULL)

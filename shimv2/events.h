@@ -9,6 +9,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "common/error.h"
+#include "google/protobuf/any.pb-c.h"
 
 struct events_target
 {
@@ -16,6 +17,11 @@ struct events_target
   const char *address;        /* containerd's socket */
   const char *ns;             /* the namespace of the task */
 };
+
+/* MSG packed in *ANY, its type URL MSG's full name (what containerd's
+ * typeurl registers a protobuf type by); *VALUE holds the bytes (malloc'd,
+ * freed by the caller once ANY is used). */
+int events_any (const ProtobufCMessage *msg, Google__Protobuf__Any *any, uint8_t **value, shim_error_t *err);
 
 /* The Any's bytes for MSG (malloc'd), its type URL being MSG's full name
  * (containerd.events.TaskExit). */

@@ -18,6 +18,9 @@
 /* As create's: hooks do not run for an exec, but the container may be
  * slow to enter under load. */
 #define EXECS_START_MS 120000
+/* How long an exited process's last output may wait for containerd's
+ * reader: runc's shim waits as long for its copy at Delete. */
+#define EXECS_DRAIN_MS 2000
 
 /* containerd's rule for ids (identifiers.Validate): letters, digits, and
  * . _ - inside; the exec id names files in the bundle. */
@@ -57,6 +60,7 @@ proc_free (const struct execs_container *c, struct execs_proc *p)
     }
   if (p->stdin_fd >= 0)
     close (p->stdin_fd);
+  console_close (&p->console);
   free (p->exec_id);
   free (p->stdin_path);
   free (p->stdout_path);
@@ -108,10 +112,6 @@ execs_add (struct execs_table *t, const struct execs_container *c, const Contain
                          c->id);
   if (find (t, r->exec_id))
     return reply_status (TTRPC_ALREADY_EXISTS, out, len, err, "exec %s in %s: already exists", r->exec_id, c->id);
-  if (r->terminal)
-    return reply_status (TTRPC_UNIMPLEMENTED, out, len, err,
-                         "exec %s in %s: terminal=true: containerd-shim-shim-v2 has no console support yet",
-                         r->exec_id, c->id);
   if (r->spec == NULL || r->spec->value.len == 0)
     return reply_status (TTRPC_INVALID_ARGUMENT, out, len, err, "exec %s in %s: no process spec", r->exec_id, c->id);
   if (t->n == EXECS_MAX)
@@ -125,6 +125,8 @@ execs_add (struct execs_table *t, const struct execs_container *c, const Contain
       return shim_error_errno (err, "exec: malloc");
     }
   p->stdin_fd = -1;
+  console_init (&p->console);
+  p->terminal = r->terminal;
   p->status = CONTAINERD__V1__TYPES__STATUS__CREATED;
   p->exec_id = strdup (r->exec_id);
   p->stdin_path = strdup (r->stdin);
@@ -155,6 +157,7 @@ struct exec_call
 {
   const struct runtime_ctx *ctx;
   const char *id, *process_file, *pid_file;
+  const char *console_socket; /* with a terminal, else NULL */
 };
 
 /* In the helper child: the process made, detached, its pid in pid_file. */
@@ -163,7 +166,8 @@ exec_in_child (void *arg, shim_error_t *err)
 {
   const struct exec_call *a = arg;
   struct runtime_exec_opts o = { .id = a->id, .process_file = a->process_file, .pid_file = a->pid_file,
-                                 .detach = true };
+                                 .detach = true, .tty = a->console_socket != NULL,
+                                 .console_socket = a->console_socket };
   int code = 0;
   return runtime_exec (a->ctx, &o, &code, err);
 }
@@ -174,9 +178,10 @@ execs_start (struct execs_table *t, const struct execs_container *c, const char 
 {
   Containerd__Task__V2__StartResponse resp = CONTAINERD__TASK__V2__START_RESPONSE__INIT;
   Containerd__Events__TaskExecStarted ev = CONTAINERD__EVENTS__TASK_EXEC_STARTED__INIT;
-  cleanup_free char *spec = NULL, *pid_file = NULL, *pid_name = NULL;
+  cleanup_free char *spec = NULL, *pid_file = NULL, *pid_name = NULL, *sock = NULL;
+  cleanup_close int lfd = -1;
   struct exec_call call = { .ctx = c->ctx, .id = c->id };
-  struct spawn_stdio io;
+  struct spawn_stdio io = { NULL, NULL, NULL };
   struct execs_proc *p;
   shim_error_t e = NULL;
   int r;
@@ -192,17 +197,28 @@ execs_start (struct execs_table *t, const struct execs_container *c, const char 
     return shim_error_errno (err, "start: asprintf");
   call.process_file = spec;
   call.pid_file = pid_file;
-  io = (struct spawn_stdio){ p->stdin_path, p->stdout_path, p->stderr_path };
+  /* With a terminal the process's stdio is the pty's, the FIFOs the
+   * shim's to copy (console.h). */
+  if (!p->terminal)
+    io = (struct spawn_stdio){ p->stdin_path, p->stdout_path, p->stderr_path };
+  else if (console_socket_open (c->ctx->root, &sock, &lfd, &e) < 0)
+    return reply_error (&e, "start exec", out, len, err);
+  call.console_socket = sock;
   /* The shim's own writer on stdin first: the process never reads an EOF
    * before containerd's writer is there. */
   if (spawn_stdin_holder (p->stdin_path, &p->stdin_fd, &e) < 0
       || spawn_run (&io, exec_in_child, &call, EXECS_START_MS, &e) < 0
-      || spawn_read_pid (c->bundle, pid_name, &p->pid, &e) < 0)
+      || spawn_read_pid (c->bundle, pid_name, &p->pid, &e) < 0
+      || (p->terminal && console_attach (&p->console, &sock, &lfd, p->stdin_path, p->stdout_path, &e) < 0))
     {
       if (p->stdin_fd >= 0)
         close (p->stdin_fd);
       p->stdin_fd = -1;
+      /* A process that is up without its terminal is of no use: gone. */
+      if (p->pid > 0)
+        kill (p->pid, SIGKILL);
       p->pid = 0;
+      console_socket_close (&sock, &lfd);
       return reply_error (&e, "start exec", out, len, err);
     }
   p->status = CONTAINERD__V1__TYPES__STATUS__RUNNING;
@@ -225,7 +241,8 @@ execs_state (struct execs_table *t, const struct execs_container *c, const char 
     return r;
   return reply_state (&(struct reply_state_of){ .id = p->exec_id, .exec_id = p->exec_id, .bundle = c->bundle,
                                                  .stdin_path = p->stdin_path, .stdout_path = p->stdout_path,
-                                                 .stderr_path = p->stderr_path, .pid = p->pid, .status = p->status,
+                                                 .stderr_path = p->stderr_path, .terminal = p->terminal,
+                                                 .pid = p->pid, .status = p->status,
                                                  .exited = p->exited, .exit_status = p->exit_status,
                                                  .exited_at = &p->exited_at },
                       out, len, err);
@@ -317,6 +334,31 @@ execs_close_io (struct execs_table *t, const struct execs_container *c, const ch
   return reply_empty (out, len, err);
 }
 
+int
+execs_resize_pty (struct execs_table *t, const struct execs_container *c, const char *exec_id, uint32_t width,
+                  uint32_t height, uint8_t **out, size_t *len, shim_error_t *err)
+{
+  struct execs_proc *p;
+  shim_error_t e = NULL;
+  int r;
+
+  if ((p = lookup (t, c, exec_id, out, len, &r, err)) == NULL)
+    return r;
+  if (console_resize (&p->console, width, height, &e) < 0)
+    return reply_error (&e, "resize exec", out, len, err);
+  return reply_empty (out, len, err);
+}
+
+size_t
+execs_consoles (struct execs_table *t, struct console **out)
+{
+  size_t i, n = 0;
+  for (i = 0; i < t->n; i++)
+    if (console_active (&t->p[i]->console))
+      out[n++] = &t->p[i]->console;
+  return n;
+}
+
 bool
 execs_reaped (struct execs_table *t, const struct execs_container *c, pid_t pid, uint32_t exit_status)
 {
@@ -337,6 +379,8 @@ execs_reaped (struct execs_table *t, const struct execs_container *c, pid_t pid,
   if (p->stdin_fd >= 0)
     close (p->stdin_fd);
   p->stdin_fd = -1;
+  /* Its last output reaches containerd before its exit is told. */
+  console_drain (&p->console, EXECS_DRAIN_MS);
   log_msg (LOG_INFO, "exec %s in %s: pid %d exited, status %u", p->exec_id, c->id, (int) pid, exit_status);
   /* An exec's exit: TaskExit with the exec id, never a TaskOOM. */
   ts = reply_timestamp (&p->exited_at);

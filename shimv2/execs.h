@@ -4,7 +4,8 @@
  * EXECS_MAX at once: each one's spec (an OCI process, JSON) written to the
  * bundle and run by runtime_exec, detached, its stdio containerd's FIFOs.
  * The shim reaps them; an exec's exit is a TaskExit with the exec id,
- * never a TaskOOM (that one is init's verdict alone).  No terminal. */
+ * never a TaskOOM (that one is init's verdict alone).  One with
+ * terminal=true has a pty (console.h), as init may. */
 #ifndef SHIMV2_EXECS_H
 #define SHIMV2_EXECS_H
 
@@ -15,6 +16,7 @@
 
 #include "containerd/shim.pb-c.h"
 #include "runtime/runtime.h"
+#include "shimv2/console.h"
 #include "shimv2/events.h"
 #include "shimv2/reply.h"
 
@@ -37,6 +39,8 @@ struct execs_proc
   uint32_t exit_status;
   struct timespec exited_at;
   int stdin_fd; /* the shim's writer on the stdin FIFO, until CloseIO */
+  bool terminal;
+  struct console console;
   struct reply_waits waits;
 };
 
@@ -65,6 +69,12 @@ int execs_wait (struct execs_table *t, const struct execs_container *c, const ch
                 uint32_t stream, uint8_t **out, size_t *len, shim_error_t *err);
 int execs_close_io (struct execs_table *t, const struct execs_container *c, const char *exec_id, bool in,
                     uint8_t **out, size_t *len, shim_error_t *err);
+int execs_resize_pty (struct execs_table *t, const struct execs_container *c, const char *exec_id,
+                      uint32_t width, uint32_t height, uint8_t **out, size_t *len, shim_error_t *err);
+
+/* The live terminals of the processes, in OUT (EXECS_MAX of room), in the
+ * table's order; returns how many. */
+size_t execs_consoles (struct execs_table *t, struct console **out);
 
 /* PID reaped with EXIT_STATUS (containerd's: 128+N for signal N): true
  * when it was an exec'd process (its TaskExit sent, its Waits answered). */

@@ -198,8 +198,10 @@ fail:
 static int
 serve (struct task_service *s, int lfd)
 {
-  struct pollfd p[CONNS_MAX + 2];
-  size_t n = 0, i;
+  /* The listener, the signals, the connections, then the terminals'
+   * fds (task_pollfds), refilled on every turn. */
+  struct pollfd p[CONNS_MAX + 2 + TASK_POLLFDS_MAX];
+  size_t n = 0, i, k;
   sigset_t mask;
   cleanup_close int sfd = -1;
 
@@ -214,8 +216,16 @@ serve (struct task_service *s, int lfd)
     {
       p[0] = (struct pollfd){ .fd = lfd, .events = n < CONNS_MAX ? POLLIN : 0 };
       p[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-      if (poll (p, n + 2, -1) < 0 && errno != EINTR)
-        return -1;
+      k = task_pollfds (s, p + 2 + n);
+      if (poll (p, n + 2 + k, -1) < 0)
+        {
+          if (errno != EINTR)
+            return -1;
+          continue;
+        }
+      /* First, while the terminals are those the fds were taken from: a
+       * reap or a request may close or remove one. */
+      task_polled (s, p + 2 + n, k);
       if (p[1].revents)
         {
           struct signalfd_siginfo si;

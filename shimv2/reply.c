@@ -74,6 +74,7 @@ reply_state (const struct reply_state_of *st, uint8_t **out, size_t *len, shim_e
   resp.stdin = (char *) st->stdin_path;
   resp.stdout = (char *) st->stdout_path;
   resp.stderr = (char *) st->stderr_path;
+  resp.terminal = st->terminal;
   if (st->exited)
     {
       resp.exit_status = st->exit_status;

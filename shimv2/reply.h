@@ -43,6 +43,7 @@ Google__Protobuf__Timestamp reply_timestamp (const struct timespec *t);
 struct reply_state_of
 {
   const char *id, *exec_id, *bundle, *stdin_path, *stdout_path, *stderr_path;
+  bool terminal;
   pid_t pid;
   int status; /* CONTAINERD__V1__TYPES__STATUS__* */
   bool exited;

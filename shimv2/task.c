@@ -18,6 +18,7 @@
 #include "containerd/events.pb-c.h"
 #include "containerd/shim.pb-c.h"
 #include "shimv2/bundle.h"
+#include "shimv2/metrics.h"
 #include "shimv2/reply.h"
 #include "shimv2/spawn.h"
 #include "shimv2/ttrpc.h"
@@ -30,6 +31,9 @@
 #define TASK_PID_FILE "init.pid"
 /* Update's resources, as `shim update --resources` reads them. */
 #define TASK_UPDATE_FILE "update-resources.json"
+/* How long init's last output may wait for containerd's reader: runc's
+ * shim waits as long for its copy at Delete. */
+#define TASK_DRAIN_MS 2000
 
 void
 task_service_init (struct task_service *s, const char *root, const struct events_target *ev)
@@ -39,6 +43,7 @@ task_service_init (struct task_service *s, const char *root, const struct events
   s->ev = *ev;
   s->status = CONTAINERD__V1__TYPES__STATUS__UNKNOWN;
   s->stdin_fd = -1;
+  console_init (&s->console);
 }
 
 void
@@ -52,6 +57,7 @@ task_service_release (struct task_service *s)
   if (s->stdin_fd >= 0)
     close (s->stdin_fd);
   s->stdin_fd = -1;
+  console_close (&s->console);
   execs_release (&s->execs);
 }
 
@@ -120,16 +126,22 @@ unmount_rootfs (struct task_service *s)
   s->rootfs_mounted = false;
 }
 
+struct create_call
+{
+  struct task_service *s;
+  const char *console_socket; /* with a terminal, else NULL */
+};
+
 /* In the helper child: runtime_create. */
 static int
 create_in_child (void *arg, shim_error_t *err)
 {
-  struct task_service *s = arg;
+  const struct create_call *a = arg;
   /* The shim reaps init: the termination-log is written from its verdict,
    * which has init's status on every kernel. */
-  struct runtime_create_opts o = { .bundle = s->bundle, .id = s->id, .pid_file = TASK_PID_FILE,
-                                   .reaper_verdict = true };
-  return runtime_create (&s->ctx, &o, err);
+  struct runtime_create_opts o = { .bundle = a->s->bundle, .id = a->s->id, .pid_file = TASK_PID_FILE,
+                                   .console_socket = a->console_socket, .reaper_verdict = true };
+  return runtime_create (&a->s->ctx, &o, err);
 }
 
 static int
@@ -140,7 +152,10 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   Containerd__Task__V2__CreateTaskResponse resp = CONTAINERD__TASK__V2__CREATE_TASK_RESPONSE__INIT;
   Containerd__Events__TaskCreate ev = CONTAINERD__EVENTS__TASK_CREATE__INIT;
   Containerd__Events__TaskIO io = CONTAINERD__EVENTS__TASK_IO__INIT;
-  struct spawn_stdio io_paths;
+  struct spawn_stdio io_paths = { NULL, NULL, NULL };
+  struct create_call call = { .s = s };
+  cleanup_free char *sock = NULL;
+  cleanup_close int lfd = -1;
   shim_error_t e = NULL;
   int r;
 
@@ -148,9 +163,6 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
     return reply_status (TTRPC_INVALID_ARGUMENT, out, len, err, "create: not a CreateTaskRequest");
   if (s->id)
     r = reply_status (TTRPC_ALREADY_EXISTS, out, len, err, "create: this shim already has task %s", s->id);
-  else if (req->terminal)
-    r = reply_status (TTRPC_UNIMPLEMENTED, out, len, err,
-                      "create %s: terminal=true: containerd-shim-shim-v2 has no console support yet", req->id);
   else if (req->checkpoint && *req->checkpoint)
     r = reply_status (TTRPC_UNIMPLEMENTED, out, len, err, "create %s: checkpoints are not supported", req->id);
   else
@@ -165,6 +177,7 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   s->stdin_path = strdup (req->stdin);
   s->stdout_path = strdup (req->stdout);
   s->stderr_path = strdup (req->stderr);
+  s->terminal = req->terminal;
   /* The cgroup manager for this task's every libshim call, from the
    * cgroupsPath's form (bundle.h): containerd says nothing else. */
   if (bundle_systemd_cgroup (req->bundle, &s->ctx.systemd_cgroup, &e) < 0)
@@ -175,12 +188,29 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
   if (mount_rootfs (req->bundle, req->rootfs, req->n_rootfs, &e) < 0)
     goto fail;
   s->rootfs_mounted = req->n_rootfs > 0;
-  io_paths = (struct spawn_stdio){ s->stdin_path, s->stdout_path, s->stderr_path };
+  /* With a terminal init's stdio is the pty's, the FIFOs the shim's to
+   * copy (console.h). */
+  if (!s->terminal)
+    io_paths = (struct spawn_stdio){ s->stdin_path, s->stdout_path, s->stderr_path };
+  else if (console_socket_open (s->ctx.root, &sock, &lfd, &e) < 0)
+    goto fail;
+  call.console_socket = sock;
   /* runtime_create writes init's pid in the bundle before it returns. */
   if (spawn_stdin_holder (s->stdin_path, &s->stdin_fd, &e) < 0
-      || spawn_run (&io_paths, create_in_child, s, TASK_CREATE_MS, &e) < 0
+      || spawn_run (&io_paths, create_in_child, &call, TASK_CREATE_MS, &e) < 0
       || spawn_read_pid (s->bundle, TASK_PID_FILE, &s->pid, &e) < 0)
     goto fail;
+  if (s->terminal && console_attach (&s->console, &sock, &lfd, s->stdin_path, s->stdout_path, &e) < 0)
+    {
+      /* A container without its terminal is of no use: removed. */
+      shim_error_t tmp = NULL;
+      if (runtime_delete (&s->ctx, s->id, true, &tmp) < 0)
+        {
+          log_msg (LOG_WARNING, "create %s: delete after the terminal failed: %s", s->id, tmp->msg);
+          shim_error_release (&tmp);
+        }
+      goto fail;
+    }
   s->status = CONTAINERD__V1__TYPES__STATUS__CREATED;
   log_msg (LOG_INFO, "created %s: init pid %d", s->id, (int) s->pid);
   ev.container_id = s->id;
@@ -199,6 +229,7 @@ do_create (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
 
 fail:
   containerd__task__v2__create_task_request__free_unpacked (req, NULL);
+  console_socket_close (&sock, &lfd);
   unmount_rootfs (s);
   r = reply_error (&e, "create", out, len, err);
   /* Ready for another Create: the root and the events target kept (copied
@@ -285,8 +316,9 @@ do_state (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, s
   else
     ret = reply_state (&(struct reply_state_of){ .id = s->id, .bundle = s->bundle, .stdin_path = s->stdin_path,
                                                  .stdout_path = s->stdout_path, .stderr_path = s->stderr_path,
-                                                 .pid = s->pid, .status = s->status, .exited = s->exited,
-                                                 .exit_status = s->exit_status, .exited_at = &s->exited_at },
+                                                 .terminal = s->terminal, .pid = s->pid, .status = s->status,
+                                                 .exited = s->exited, .exit_status = s->exit_status,
+                                                 .exited_at = &s->exited_at },
                        out, len, err);
   TASK_REQ_END (state_request);
   return ret;
@@ -347,6 +379,7 @@ do_delete (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
           events_send (&s->ev, "/tasks/delete", &ev.base);
           ret = reply_msg (&resp.base, out, len, err);
           execs_release (&s->execs);
+          console_close (&s->console);
           free (s->id);
           s->id = NULL;
         }
@@ -438,6 +471,49 @@ do_update (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, 
       runtime_resources_release (&res);
     }
   TASK_REQ_END (update_task_request);
+  return ret;
+}
+
+/* ResizePty: the window size of init's or an exec'd process's terminal. */
+static int
+do_resize_pty (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len,
+               shim_error_t *err)
+{
+  TASK_REQ (ResizePtyRequest, resize_pty_request);
+  if (!is_ours (s, r->id, out, len, &ret, err))
+    ;
+  else if (is_exec (r->exec_id))
+    ret = execs_resize_pty (&s->execs, &c, r->exec_id, r->width, r->height, out, len, err);
+  else
+    {
+      shim_error_t e = NULL;
+      if (console_resize (&s->console, r->width, r->height, &e) < 0)
+        ret = reply_error (&e, "resize", out, len, err);
+      else
+        ret = reply_empty (out, len, err);
+    }
+  TASK_REQ_END (resize_pty_request);
+  return ret;
+}
+
+/* Stats: the cgroup's figures as containerd's cgroups Metrics (metrics.h). */
+static int
+do_stats (struct task_service *s, const ProtobufCBinaryData *p, uint8_t **out, size_t *len, shim_error_t *err)
+{
+  TASK_REQ (StatsRequest, stats_request);
+  if (is_ours (s, r->id, out, len, &ret, err))
+    {
+      struct runtime_stats *st = malloc (sizeof *st);
+      shim_error_t e = NULL;
+      if (st == NULL)
+        ret = shim_error_errno (err, "stats: malloc");
+      else if (runtime_stats (&s->ctx, s->id, st, &e) < 0)
+        ret = reply_error (&e, "stats", out, len, err);
+      else
+        ret = metrics_reply (st, out, len, err);
+      free (st);
+    }
+  TASK_REQ_END (stats_request);
   return ret;
 }
 
@@ -584,8 +660,41 @@ task_handle (struct task_service *s, int fd, uint32_t stream, const Ttrpc__Reque
     return do_close_io (s, p, out, len, err);
   if (strcmp (m, "Update") == 0)
     return do_update (s, p, out, len, err);
+  if (strcmp (m, "ResizePty") == 0)
+    return do_resize_pty (s, p, out, len, err);
+  if (strcmp (m, "Stats") == 0)
+    return do_stats (s, p, out, len, err);
   return reply_status (TTRPC_UNIMPLEMENTED, out, len, err, "%s.%s: not implemented by containerd-shim-shim-v2",
                        req->service, m);
+}
+
+/* The live terminals, init's first, then the exec'd processes'. */
+static size_t
+consoles (struct task_service *s, struct console **out)
+{
+  size_t n = 0;
+  if (console_active (&s->console))
+    out[n++] = &s->console;
+  return n + execs_consoles (&s->execs, out + n);
+}
+
+size_t
+task_pollfds (struct task_service *s, struct pollfd *p)
+{
+  struct console *c[1 + EXECS_MAX];
+  size_t n = consoles (s, c), i;
+  for (i = 0; i < n; i++)
+    console_pollfds (c[i], p + i * CONSOLE_POLLFDS);
+  return n * CONSOLE_POLLFDS;
+}
+
+void
+task_polled (struct task_service *s, const struct pollfd *p, size_t n)
+{
+  struct console *c[1 + EXECS_MAX];
+  size_t k = consoles (s, c), i;
+  for (i = 0; i < k && (i + 1) * CONSOLE_POLLFDS <= n; i++)
+    console_polled (c[i], p + i * CONSOLE_POLLFDS);
 }
 
 void
@@ -648,6 +757,8 @@ task_reaped (struct task_service *s, pid_t pid, int status)
   if (s->stdin_fd >= 0)
     close (s->stdin_fd);
   s->stdin_fd = -1;
+  /* Its last output reaches containerd before its exit is told. */
+  console_drain (&s->console, TASK_DRAIN_MS);
   init_exited (s, status);
   reply_waits_answer (&s->waits, s->exit_status, &s->exited_at, s->id);
 }

@@ -56,6 +56,7 @@ ttrpc_code_from_errno (int e)
     case EACCES:
       return TTRPC_PERMISSION_DENIED;
     case EBUSY:
+    case ENOTTY:
       return TTRPC_FAILED_PRECONDITION;
     case ENOSYS:
     case EOPNOTSUPP:

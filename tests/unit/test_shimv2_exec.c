@@ -138,11 +138,42 @@ main (void)
     shim_error_t e = NULL;
 
     is_int (code_of (call (&s, "Exec", &r.base)), TTRPC_INVALID_ARGUMENT, "Exec id ../x: InvalidArgument");
-    r.exec_id = (char *) "e1";
+    r.exec_id = (char *) "et";
     r.terminal = true;
-    resp = call (&s, "Exec", &r.base);
-    has_str (resp && resp->status ? resp->status->message : "", "terminal=true", "Exec with a terminal: says why");
-    is_int (code_of (resp), TTRPC_UNIMPLEMENTED, "Exec with a terminal: Unimplemented");
+    is_int (code_of (call (&s, "Exec", &r.base)), TTRPC_OK, "Exec et with a terminal: OK");
+    {
+      Containerd__Task__V2__StateRequest st = CONTAINERD__TASK__V2__STATE_REQUEST__INIT;
+      Containerd__Task__V2__StartRequest sr = CONTAINERD__TASK__V2__START_REQUEST__INIT;
+      Containerd__Task__V2__ResizePtyRequest rz = CONTAINERD__TASK__V2__RESIZE_PTY_REQUEST__INIT;
+      Containerd__Task__V2__DeleteRequest dr = CONTAINERD__TASK__V2__DELETE_REQUEST__INIT;
+      Containerd__Task__V2__StateResponse *state;
+      st.id = sr.id = rz.id = dr.id = (char *) "c1";
+      st.exec_id = sr.exec_id = rz.exec_id = dr.exec_id = (char *) "et";
+      resp = call (&s, "State", &st.base);
+      state = resp && !resp->status
+                  ? containerd__task__v2__state_response__unpack (NULL, resp->payload.len, resp->payload.data)
+                  : NULL;
+      ok (state && state->terminal, "State of et: terminal");
+      if (state)
+        containerd__task__v2__state_response__free_unpacked (state, NULL);
+      code_of (resp);
+      rz.width = 80;
+      rz.height = 24;
+      resp = call (&s, "ResizePty", &rz.base);
+      has_str (resp && resp->status ? resp->status->message : "", "no terminal",
+               "ResizePty of et before its Start: says it has no terminal");
+      is_int (code_of (resp), TTRPC_FAILED_PRECONDITION, "and is FailedPrecondition");
+      /* The console socket goes in the root, /nonexistent here. */
+      resp = call (&s, "Start", &sr.base);
+      has_str (resp && resp->status ? resp->status->message : "", "console socket",
+               "Start of et where no console socket can be made: says so");
+      code_of (resp);
+      ok (s.execs.n == 1 && s.execs.p[0]->pid == 0 && s.execs.p[0]->stdin_fd < 0
+              && !console_active (&s.execs.p[0]->console),
+          "and et is left created, no writer, no terminal");
+      is_int (code_of (call (&s, "Delete", &dr.base)), TTRPC_OK, "Delete of et: OK");
+    }
+    r.exec_id = (char *) "e1";
     r.terminal = false;
     r.spec = NULL;
     is_int (code_of (call (&s, "Exec", &r.base)), TTRPC_INVALID_ARGUMENT, "Exec without a spec: InvalidArgument");

@@ -4,7 +4,9 @@
 does, for tests/vm/cri_matrix.bash: one pod with one container, from
 RunPodSandbox to RemovePodSandbox, and what the kubelet would show for the
 container once it exited (ContainerStatus's Reason, ExitCode, Message, and
-the termination-log the kubelet adds to the Message).
+the termination-log the kubelet adds to the Message); with --stats, the
+running container's ContainerStats (cpu usage, memory working set) in the
+pod's "stats".
 
   cri_client.py --socket SOCK --pb DIR version
   cri_client.py --socket SOCK --pb DIR image-ready IMAGE
@@ -176,6 +178,12 @@ def do_pod(cri, pb, a):
                     return False
 
             poll("%r in %s" % (text, logfile), a.timeout, in_log)
+        if a.stats:
+            # What the kubelet's summary reads (CRI decodes the runtime
+            # shim's cgroups Metrics into these).
+            s = cri.runtime("ContainerStats", container_id=cid).stats
+            out["stats"] = {"cpu_ns": s.cpu.usage_core_nano_seconds.value,
+                            "working_set_bytes": s.memory.working_set_bytes.value}
         if a.then == "kill9":
             if not out["pid"]:
                 raise CallError("kill9: no pid in ContainerStatus's info")
@@ -231,6 +239,8 @@ def pod_parser():
                      help="a host dir mounted at /go, where the file start is made once StartContainer returned")
     pod.add_argument("--after", default="", help="log:TEXT: wait for TEXT in the container's log first")
     pod.add_argument("--then", default="none", help="none, stop:SECONDS (StopContainer) or kill9")
+    pod.add_argument("--stats", action="store_true",
+                     help="ContainerStats of the running container (after --after) in the pod's \"stats\"")
     pod.add_argument("--timeout", type=int, default=120)
     pod.add_argument("cmd", nargs="+")
     return pod

@@ -147,8 +147,9 @@ cri_kind() {
   own) # 1. init (a memory hog) over its own limit.
     KIND_ARGS=(--memory $((64 * CRI_MIB)) -- /bin/sh -c "$CRI_WAIT_GO; exec /bin/memhog -s 8 -n 256") ;;
   child) # 2. a child OOM-killed while init lives on, then the kubelet's
-    # StopContainer: SIGTERM, which init's trap turns into exit 143.
-    KIND_ARGS=(--memory $((64 * CRI_MIB)) --unified memory.oom.group=0 --after 'log:init lives on' --then stop:30
+    # StopContainer: SIGTERM, which init's trap turns into exit 143.  The
+    # living container's ContainerStats is read before the stop.
+    KIND_ARGS=(--memory $((64 * CRI_MIB)) --unified memory.oom.group=0 --after 'log:init lives on' --stats --then stop:30
       -- /bin/sh -c "trap 'exit 143' TERM; $CRI_WAIT_GO; /bin/memhog -s 8 -n 256; echo init lives on; sleep 1000000 & wait") ;;
   parent) # 3. the pod's limit (a parent cgroup's) runs out; the container has none.
     KIND_LIMIT=$((64 * CRI_MIB))
@@ -299,6 +300,12 @@ cri_use() {
     "$reason" "$exit_code" "${shown:0:240}" "$secs" >&3
 }
 
+# cri_stats KIND HANDLER FIELD: FIELD of the ContainerStats the client
+# read for that pod (0 when it has none).
+cri_stats() {
+  awk -v k="\"pod\": \"$1-$2\"" 'index($0, k)' "$CRI_OUT" | jq ".stats.$3 // 0"
+}
+
 # cri_verdict_of ID: the verdict our shim logged for container ID
 # (containerd's log has the shim's).
 cri_verdict_of() {
@@ -358,6 +365,15 @@ cri_kind_own_limit() {
 
 cri_kind_child_then_stop() {
   cri_use child shim-v2
+  # ContainerStats through our shim's Stats: CRI found a memory working
+  # set and cpu time in the Metrics (runc's shim's beside them, recorded).
+  local h
+  for h in shim-v2 runc; do
+    printf '# cri stats: %s | %s | %s | working set %s B | cpu %s ns\n' "$CRI_KERNEL" "$CRI_DRIVER" "$h" \
+      "$(cri_stats child "$h" working_set_bytes)" "$(cri_stats child "$h" cpu_ns)" >&3
+  done
+  [ "$(cri_stats child shim-v2 working_set_bytes)" -gt 0 ]
+  [ "$(cri_stats child shim-v2 cpu_ns)" -gt 0 ]
   [ "$reason" = Error ]
   [ "$exit_code" = 143 ]
   [ -z "$message" ]

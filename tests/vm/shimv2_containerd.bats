@@ -9,8 +9,10 @@
 # OOM-killed while init lived on, none for `ctr task kill -s SIGKILL`;
 # `ctr task exec` (exit code, output, a signal, stdin closed: CloseIO) with
 # /tasks/exec-added, /tasks/exec-started and a /tasks/exit of the exec id
-# (never a /tasks/oom), and Update (tests/helpers/shimv2-update: ctr 1.6
-# has no `task update`) read back from the cgroup.
+# (never a /tasks/oom), Update (tests/helpers/shimv2-update: ctr 1.6 has no
+# `task update`) read back from the cgroup; terminals (`ctr run -t`, `ctr
+# task exec -t` under script(1)'s pty: the output, the size ctr's
+# ResizePty gave, typed input) and Stats (`ctr task metrics`).
 
 load helpers
 load engine_helpers
@@ -75,6 +77,7 @@ setup() {
 }
 
 teardown() {
+  tty_close
   containerd_events_stop
   containerd_rm_containers shimtest
   wait_for_cmd 300 no_shim_left || { pgrep -af containerd-shim-shim-v2 >&2; return 1; }
@@ -299,4 +302,92 @@ exec_exit_status() {
   engine_wait_for_text "$EVENTS" "/tasks/exit {\"container_id\":\"keep\"" >/dev/null
   [ "$(exit_status_of keep)" = 5 ]
   [ -z "$(event_line /tasks/oom keep)" ]
+}
+
+# tty_open: $TTY_IN, a FIFO held open on fd 5: script(1)'s stdin, which
+# never ends (script sends its stdin's end on to the terminal as a byte).
+tty_open() {
+  TTY_IN=$BATS_TEST_TMPDIR/tty.in
+  mkfifo "$TTY_IN"
+  exec 5<>"$TTY_IN"
+}
+
+tty_close() {
+  [ -z "${TTY_IN:-}" ] || exec 5>&-
+}
+
+# T COLS ROWS CMD...: CMD with a terminal (script's pty) of COLS x ROWS,
+# reading $TTY_IN.
+T() {
+  local cols=$1 rows=$2
+  shift 2
+  timeout 300 script -qec "stty cols $cols rows $rows; $(printf '%q ' "$@")" /dev/null <"$TTY_IN"
+}
+
+CTR=(ctr --address "$CONTAINERD_SOCK" --namespace shimtest)
+
+# The process prints its terminal's size once it has one: at once when
+# ctr's first ResizePty came before, else on the SIGWINCH it brings.
+SIZE_SH='trap "busybox stty size; busybox tty; exit 5" WINCH
+s=$(busybox stty size 2>/dev/null)
+case "$s" in [1-9]*) echo "$s"; busybox tty; exit 5;; esac
+sleep 60 & wait'
+
+@test "shim v2: ctr run -t: the output through the pty, the size ctr's ResizePty gave, the exit code" {
+  tty_open
+  run T 101 37 "${CTR[@]}" run -t --rm --runtime "$RT" --rootfs "$ROOTFS" tt /bin/sh -c "$SIZE_SH"
+  echo "$output"
+  [ "$status" -eq 5 ]
+  [[ "$output" == *"37 101"* ]]
+  [[ "$output" == *"/dev/pts/"* ]]
+  events_done tt
+  [ "$(exit_status_of tt)" = 5 ]
+  [ -z "$(event_line /tasks/oom tt)" ]
+}
+
+@test "shim v2: ctr task exec -t (output, size, typed input), ctr task metrics (Stats: cgroup v2 Metrics)" {
+  tty_open
+  spec tx '.linux.resources.memory.limit = 67108864 | .linux.resources.pids.limit = 32
+    | .process.args = ["/bin/sleep", "600"]'
+  run R -d --config "$BATS_TEST_TMPDIR/tx.json" tx
+  [ "$status" -eq 0 ]
+  wait_for_cmd 600 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^tx +[0-9]+ +RUNNING'"
+  run T 90 20 "${CTR[@]}" tasks exec -t --exec-id t1 tx /bin/sh -c "$SIZE_SH"
+  echo "$output"
+  [ "$status" -eq 5 ]
+  [[ "$output" == *"20 90"* ]]
+  [[ "$output" == *"/dev/pts/"* ]]
+  [ "$(exec_exit_status tx t1)" = 5 ]
+  # Typed input: ctr's terminal, containerd's stdin FIFO, the shim, the pty.
+  T 90 20 "${CTR[@]}" tasks exec -t --exec-id t2 tx /bin/sh -c 'read line; echo "got $line"' \
+    >"$BATS_TEST_TMPDIR/t2.out" 2>&1 &
+  local t2=$!
+  wait_for_cmd 3000 exec_started tx t2
+  echo "typed words" >&5
+  local rc=0
+  wait "$t2" || rc=$?
+  cat "$BATS_TEST_TMPDIR/t2.out"
+  [ "$rc" -eq 0 ]
+  grep -q "got typed words" "$BATS_TEST_TMPDIR/t2.out"
+  # Stats, as ctr prints containerd's io.containerd.cgroups.v2.Metrics.
+  run C tasks metrics tx
+  echo "$output"
+  [ "$status" -eq 0 ]
+  metric() { echo "$output" | awk -v k="$1" '$1 == k { print $2 }'; }
+  [ "$(metric memory.usage_limit)" = 67108864 ]
+  [ "$(metric memory.usage)" -gt 0 ]
+  [ "$(metric pids.limit)" = 32 ]
+  [ "$(metric pids.current)" -ge 1 ]
+  [ "$(metric cpu.usage_usec)" -gt 0 ]
+  # memory.stat's figures too (CRI's working set is usage less inactive_file).
+  run C tasks metrics --format json tx
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | jq '.memory.file + .memory.anon')" -gt 0 ]
+  run C tasks kill -s SIGKILL tx
+  [ "$status" -eq 0 ]
+  wait_for_cmd 300 sh -c "ctr --address $CONTAINERD_SOCK -n shimtest tasks ls | grep -E '^tx +[0-9]+ +STOPPED'"
+  run C tasks delete tx
+  run C containers delete tx
+  [ "$status" -eq 0 ]
+  events_done tx
 }
