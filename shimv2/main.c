@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "containerd/shim.pb-c.h"
+#include "runtime/security.h"
 #include "shimv2/bundle.h"
 #include "shimv2/sha256.h"
 #include "shimv2/task.h"
@@ -389,7 +390,20 @@ main (int argc, char **argv)
   if (parse_args (argc, argv, &o) < 0)
     return 2;
   if (strcmp (o.action, "start") == 0)
-    return cmd_start (&o);
+    {
+      shim_error_t e = NULL;
+      /* The daemon is a fork of `start`, and the container's processes
+       * forks of the daemon until they exec: all are this binary until
+       * then, so it runs from a copy or a mount of itself that cannot be
+       * written (CVE-2019-5736), as `shim run` does. */
+      if (security_reexec_protected (argv, &e) < 0)
+        {
+          fprintf (stderr, PROG ": %s\n", e->msg);
+          shim_error_release (&e);
+          return 1;
+        }
+      return cmd_start (&o);
+    }
   if (strcmp (o.action, "delete") == 0)
     return cmd_delete (&o);
   fprintf (stderr, PROG ": unknown action %s (start, delete)\n", o.action);
