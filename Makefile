@@ -30,7 +30,17 @@ CC ?= gcc
 PKGS := yajl libseccomp libcap libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libsystemd's headers only: common/sdlib.c loads it when it is needed.
+# yajl, libseccomp and libcap are linked in statically (STATIC_DEPS=0:
+# dynamically), as runc's and crun's release binaries link theirs: every
+# shared library costs every start-up its loading and relocation, and
+# create, run and exec start twice (the re-exec that keeps the binary out
+# of the container's reach).
+STATIC_DEPS ?= 1
+ifeq ($(STATIC_DEPS),1)
+PKG_LIBS := -Wl,-Bstatic -lyajl_s -lseccomp -lcap -Wl,-Bdynamic
+else
 PKG_LIBS := $(shell pkg-config --libs $(filter-out libsystemd,$(PKGS)) 2>/dev/null)
+endif
 CFLAGS ?= -O2 -g
 SHIM_CPPFLAGS := -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 SHIM_CFLAGS := -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
