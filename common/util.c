@@ -180,17 +180,54 @@ util_mkdir_all (const char *path, mode_t mode, shim_error_t *err)
   return steal_fd (&dirfd);
 }
 
+/* The UTC calendar date of day DAYS since 1970-01-01 (the proleptic
+ * Gregorian calendar, in 400-year eras of 146097 days).  Computed, not
+ * asked of gmtime_r: glibc reads the time zone (/etc/localtime) at the
+ * first gmtime_r of a process, which every start of shim would pay. */
+static void
+civil_from_days (int64_t days, int64_t *y, int *m, int *d)
+{
+  int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;                                     /* [0, 146096] */
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);              /* [0, 365], from March 1 */
+  int64_t mp = (5 * doy + 2) / 153;                                   /* [0, 11], March = 0 */
+
+  *d = (int) (doy - (153 * mp + 2) / 5 + 1);
+  *m = (int) (mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+void
+util_rfc3339 (int64_t ns, char *buf, size_t len)
+{
+  int64_t sec = ns / 1000000000, frac = ns % 1000000000, days, secs, y;
+  int m, d;
+
+  if (frac < 0)
+    {
+      frac += 1000000000;
+      sec--;
+    }
+  days = sec / 86400;
+  secs = sec % 86400;
+  if (secs < 0)
+    {
+      secs += 86400;
+      days--;
+    }
+  civil_from_days (days, &y, &m, &d);
+  snprintf (buf, len, "%04lld-%02d-%02dT%02d:%02d:%02d.%09lldZ", (long long) y, m, d, (int) (secs / 3600),
+            (int) (secs / 60 % 60), (int) (secs % 60), (long long) frac);
+}
+
 void
 util_rfc3339_now (char *buf, size_t len)
 {
   struct timespec ts;
-  struct tm tm;
-  char sec[32];
 
   clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  strftime (sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf (buf, len, "%s.%09ldZ", sec, ts.tv_nsec);
+  util_rfc3339 ((int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec, buf, len);
 }
 
 long long

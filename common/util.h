@@ -96,6 +96,8 @@ int util_parse_size (const char *s, int64_t *out);
  * the form runc writes in state.json and its JSON log lines.  len >= 40. */
 #define UTIL_RFC3339_LEN 40
 void util_rfc3339_now (char *buf, size_t len);
+/* NS (nanoseconds since the epoch) as RFC 3339 UTC with nanoseconds. */
+void util_rfc3339 (int64_t ns, char *buf, size_t len);
 
 /* Milliseconds on CLOCK_MONOTONIC, for deadlines. */
 long long util_monotonic_ms (void);

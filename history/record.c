@@ -10,18 +10,7 @@
 #include <time.h>
 
 #include "common/json.h"
-
-/* RFC 3339 UTC with nanoseconds, as util_rfc3339_now, for a given time. */
-static void
-format_time (int64_t ns, char *buf, size_t len)
-{
-  time_t s = (time_t) (ns / 1000000000);
-  struct tm tm;
-
-  gmtime_r (&s, &tm);
-  snprintf (buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-            tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (ns % 1000000000));
-}
+#include "common/util.h"
 
 int
 history_record_json (const struct history_event *e, char **out, shim_error_t *err)
@@ -33,7 +22,7 @@ history_record_json (const struct history_event *e, char **out, shim_error_t *er
 
   if (g == NULL)
     return shim_error_plain (err, ENOMEM, "history record");
-  format_time (e->time_ns, when, sizeof (when));
+  util_rfc3339 (e->time_ns, when, sizeof (when));
   if (yajl_gen_map_open (g) != yajl_gen_status_ok || !json_kv_str (g, "id", e->id)
       || !json_kv_str (g, "name", e->names.name) || !json_kv_str (g, "pod", e->names.pod)
       || !json_kv_str (g, "namespace", e->names.pod_namespace) || !json_kv_str (g, "source", e->source)
