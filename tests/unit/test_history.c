@@ -4,6 +4,7 @@
  * and the store written and pruned in a temporary directory. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
