@@ -706,9 +706,12 @@ loaded_size (int fd, off_t size)
  * its mount that no namespace holds (open_tree), made read-only
  * (mount_setattr).  /proc/PID/exe then leads through that mount, and an
  * open for writing fails with EROFS, as on a read-only bind of the binary
- * over itself.  Nothing is copied: the mount costs two syscalls where the
- * copy cost a megabyte of page cache per start.  Returns only if the
- * kernel or the caller's privilege refuses (open_tree's clone needs
+ * over itself.  The exec closes TREE (close-on-exec), which dissolves the
+ * clone's anonymous namespace: the mount then belongs to none, and neither
+ * mount_setattr nor a remount can reach it, even as root (EINVAL,
+ * measured on 6.18).  Nothing is copied: the mount costs two syscalls
+ * where the copy cost a megabyte of page cache per start.  Returns only if
+ * the kernel or the caller's privilege refuses (open_tree's clone needs
  * CAP_SYS_ADMIN over the mount namespace). */
 static void
 reexec_read_only (int exe, char **argv)
