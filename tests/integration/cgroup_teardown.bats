@@ -82,6 +82,8 @@ load helpers
 		fi
 		sleep 0.01
 	done
+	# Never leave it stopped: a stop after the last look is let go too.
+	kill -CONT "$pid" 2>/dev/null || [ ! -e "/proc/$pid" ]
 	status=0
 	wait "$pid" || status=$?
 	cat "$T/out"
