@@ -770,12 +770,15 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
     case READY_RUNS:
       return 0;
     case READY_ENDED:
-      /* Its files are closed on the way out: the reap follows. */
-      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-        ;
-      if (WIFEXITED (status))
-        return shim_error_plain (err, ECHILD, "start the watcher: it exited with status %d before it ran",
-                                 WEXITSTATUS (status));
+      /* On its way out (its files closed): reaped, the wait bounded. */
+      {
+        cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+        struct pollfd pp = { .fd = pidfd, .events = POLLIN };
+        if (pidfd >= 0 && poll (&pp, 1, READY_WAIT_MS) > 0 && waitpid (pid, &status, WNOHANG) == pid
+            && WIFEXITED (status))
+          return shim_error_plain (err, ECHILD, "start the watcher: it exited with status %d before it ran",
+                                   WEXITSTATUS (status));
+      }
       break;
     case READY_SILENT:
       /* A stuck one is left to the subreaper. */

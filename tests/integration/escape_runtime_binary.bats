@@ -9,6 +9,17 @@ load security_helpers
 
 SEALS=$REPO/tests/helpers/seals
 
+# create_from BINARY [VAR=VALUE...]: the sleeper bundle created by BINARY
+# (with the environment given); init's pid in $pid.
+create_from() {
+	local bin=$1
+	shift
+	make_bundle sleeper
+	env "$@" SHIM_TEST_TAG="$TAG" "$bin" --root "$STATE" create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" \
+		>"$T/out" 2>&1
+	pid=$(cat "$T/pid")
+}
+
 # write_exe_after_delete PID: the attack, from the host: a handle on
 # /proc/PID/exe kept, the container deleted, then an open for writing
 # through the handle (while the runtime runs, the kernel says ETXTBSY);
@@ -110,9 +121,7 @@ write_exe_after_delete() {
 	local pid
 	mkdir "$T/bin"
 	cp "$SHIM_BIN" "$T/bin/shim"
-	make_bundle sleeper
-	env SHIM_TEST_TAG="$TAG" "$T/bin/shim" --root "$STATE" create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
-	pid=$(cat "$T/pid")
+	create_from "$T/bin/shim"
 	assert_eq "$(readlink "/proc/$pid/exe")" "/" "init's /proc/PID/exe (the detached mount's root)"
 	write_exe_after_delete "$pid"
 	assert_status 2
@@ -125,10 +134,7 @@ write_exe_after_delete() {
 @test "create: without the read-only mount, init's /proc/PID/exe is a sealed memfd copy, never the binary on the host" {
 	local pid shim_id
 	shim_id=$(stat -L -c '%d:%i' "$SHIM_BIN")
-	make_bundle sleeper
-	env SHIM_TEST_NO_RO_EXEC=1 SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" \
-		--pid-file "$T/pid" "$ID" >"$T/out" 2>&1
-	pid=$(cat "$T/pid")
+	create_from "$SHIM_BIN" SHIM_TEST_NO_RO_EXEC=1
 	assert_contains "$(readlink "/proc/$pid/exe")" "/memfd:shim"
 	assert_not_contains "$(stat -L -c '%d:%i' "/proc/$pid/exe")" "$shim_id"
 	# F_SEAL_FUTURE_WRITE: F_SEAL_WRITE waits for page references and
@@ -148,9 +154,7 @@ write_exe_after_delete() {
 	mount --bind "$T/ro" "$T/ro"
 	register_mount "$T/ro"
 	mount -o remount,bind,ro "$T/ro"
-	make_bundle sleeper
-	env SHIM_TEST_TAG="$TAG" "$T/ro/shim" --root "$STATE" create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" >"$T/out" 2>&1
-	pid=$(cat "$T/pid")
+	create_from "$T/ro/shim"
 	assert_eq "$(readlink "/proc/$pid/exe")" "$T/ro/shim" "init's /proc/PID/exe"
 	write_exe_after_delete "$pid"
 	assert_status 2
