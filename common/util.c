@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -380,5 +382,46 @@ util_parse_size (const char *s, int64_t *out)
   if (*end != '\0' || v * mult > 9e18)
     return -1;
   *out = (int64_t) (v * mult);
+  return 0;
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+static int
+populate_object (struct dl_phdr_info *info, size_t size, void *data)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  int *failed = data;
+
+  (void) size;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+      uintptr_t start, end;
+
+      if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+        continue;
+      start = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t) (page - 1);
+      end = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+      /* The file-backed part only: the rest is .bss, zero pages. */
+      if (end > start && madvise ((void *) start, end - start, MADV_POPULATE_READ) < 0 && errno != EINVAL)
+        *failed = errno;
+    }
+  return 0;
+}
+
+int
+util_populate_mappings (void)
+{
+  int failed = 0;
+
+  dl_iterate_phdr (populate_object, &failed);
+  if (failed)
+    {
+      errno = failed;
+      return -1;
+    }
   return 0;
 }

@@ -107,6 +107,12 @@ long long util_monotonic_ms (void);
  * < 0 failed (errno).  Every wait of the runtime has a bound: this is it. */
 int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
 
+/* Fault in the page tables of every loaded object's segments
+ * (MADV_POPULATE_READ, Linux 5.14; a no-op before), so that code run for
+ * the first time later does not wait on page faults then: -1 (errno) when
+ * a segment could not be populated. */
+int util_populate_mappings (void);
+
 /* Whether this process is in the initial namespace of kind NS ("pid",
  * "cgroup", "user"): 1 yes, 0 no, -1 unknown (errno).  The kernel gives each
  * initial namespace a fixed inode (PROC_PID_INIT_INO, ...); a kernel

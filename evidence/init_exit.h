@@ -60,4 +60,9 @@ int init_exit_event (struct init_exit *ie, short revents);
 bool init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd, void *arg),
                           void *arg);
 
+/* Whether init (PID, in the initial pid namespace) is on its way out,
+ * from /proc before its pidfd says so: exiting, or with a SIGKILL that
+ * it cannot survive pending. */
+bool init_exit_going (const struct init_exit *ie, int64_t pid);
+
 #endif

@@ -148,3 +148,21 @@ evidence_input_compute (struct evidence_sources *s, struct verdict *v)
   if (v->oom_killed != VERDICT_TRUE && first.oom.kills > 0)
     *v = first;
 }
+
+bool
+evidence_input_oom_killed (const struct evidence_sources *s)
+{
+  struct verdict_input in = s->in;
+
+  /* evidence_input_compute's rule: either answer that says true is the
+   * verdict's. */
+  if (verdict_oom_killed (&in) == VERDICT_TRUE)
+    return true;
+  if (s->final || s->record == EVIDENCE_RECORD_MISSING)
+    return false;
+  in.final = NULL;
+  in.at_oom = NULL;
+  if (in.unavailable_reason == NULL)
+    in.unavailable_reason = s->not_final_why;
+  return verdict_oom_killed (&in) == VERDICT_TRUE;
+}

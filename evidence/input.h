@@ -81,5 +81,8 @@ void evidence_input_signals_unseen (struct evidence_sources *s);
 
 /* verdict_compute with the rule above. */
 void evidence_input_compute (struct evidence_sources *s, struct verdict *v);
+/* Whether evidence_input_compute's verdict would say oom_killed true,
+ * from the rules alone (verdict_oom_killed). */
+bool evidence_input_oom_killed (const struct evidence_sources *s);
 
 #endif

@@ -224,9 +224,8 @@ kmsg_reader_fd (const struct kmsg_reader *r)
 
 /* Whether everything available was read (EAGAIN, or no reader). */
 static bool
-collect (struct kmsg_reader *r, struct kmsg_evidence *ev)
+collect (struct kmsg_reader *r, struct kmsg_evidence *ev, unsigned max)
 {
-  unsigned max = r->max_records ? r->max_records : KMSG_COLLECT_MAX;
   char buf[KMSG_BUF_SIZE];
 
   if (r->fd < 0)
@@ -260,10 +259,22 @@ collect (struct kmsg_reader *r, struct kmsg_evidence *ev)
   return false;
 }
 
+static unsigned
+max_records (const struct kmsg_reader *r)
+{
+  return r->max_records ? r->max_records : KMSG_COLLECT_MAX;
+}
+
 void
 kmsg_reader_collect (struct kmsg_reader *r, struct kmsg_evidence *ev)
 {
-  collect (r, ev);
+  collect (r, ev, max_records (r));
+}
+
+void
+kmsg_reader_collect_some (struct kmsg_reader *r, struct kmsg_evidence *ev, unsigned max)
+{
+  collect (r, ev, max && max < max_records (r) ? max : max_records (r));
 }
 
 void
@@ -271,7 +282,7 @@ kmsg_reader_collect_end (struct kmsg_reader *r, struct kmsg_evidence *ev)
 {
   /* The last read: what it leaves unread is never read, and a kill may be
    * among it. */
-  if (!collect (r, ev))
+  if (!collect (r, ev, max_records (r)))
     {
       ev->lost = true;
       flush_pending (r, ev);

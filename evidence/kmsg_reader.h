@@ -51,6 +51,9 @@ void kmsg_reader_collect (struct kmsg_reader *r, struct kmsg_evidence *ev);
  * past the bound on records per read, a read error) the evidence is
  * marked lost. */
 void kmsg_reader_collect_end (struct kmsg_reader *r, struct kmsg_evidence *ev);
+/* kmsg_reader_collect, reading at most MAX records (0: its bound): what
+ * is left keeps the fd readable for the next poll. */
+void kmsg_reader_collect_some (struct kmsg_reader *r, struct kmsg_evidence *ev, unsigned max);
 
 /* Take one record as read(2) returned it (collect calls it for each; the
  * unit tests feed fixtures through it to a reader whose fd is -1). */

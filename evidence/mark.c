@@ -11,19 +11,24 @@
 #include <unistd.h>
 
 int
-mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err)
+mark_oom_file (int bundle_fd, shim_error_t *err)
 {
-  int fd;
-
-  if (v->oom_killed != VERDICT_TRUE)
-    return 0;
   /* Empty, so that its creation is the whole write: podman may look at any
    * moment, and only asks whether it exists. */
-  fd = openat (bundle_fd, MARK_OOM_FILE, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = openat (bundle_fd, MARK_OOM_FILE, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
   if (fd < 0)
     return shim_error_errno (err, "create `<bundle>/" MARK_OOM_FILE "`");
   close (fd);
-  return 1;
+  return 0;
+}
+
+int
+mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err)
+{
+  if (v->oom_killed != VERDICT_TRUE)
+    return 0;
+  return mark_oom_file (bundle_fd, err) < 0 ? -1 : 1;
 }
 
 int

@@ -13,6 +13,8 @@
  * true): 1 created (or already there), 0 not an OOM kill, -1 error. */
 #define MARK_OOM_FILE "oom"
 int mark_oom (int bundle_fd, const struct verdict *v, shim_error_t *err);
+/* Creates the marker whatever the verdict: for a caller that decided. */
+int mark_oom_file (int bundle_fd, shim_error_t *err);
 /* Removes the marker the caller made, when a later verdict overturned the
  * one it was made from (not there: no error).  0, or -1 error. */
 int mark_oom_remove (int bundle_fd, shim_error_t *err);

@@ -128,13 +128,21 @@ feed_one (struct taskstats_watch *t, const struct nlmsghdr *h)
     }
 }
 
+/* NLMSG_OK, with the length compared as a signed int (NLMSG_NEXT can
+ * leave it negative after an unaligned last message). */
+static bool
+msg_ok (const struct nlmsghdr *h, int left)
+{
+  return left >= (int) sizeof *h && h->nlmsg_len >= sizeof *h && (int64_t) h->nlmsg_len <= left;
+}
+
 void
 taskstats_watch_feed (struct taskstats_watch *t, const void *msg, size_t len)
 {
   const struct nlmsghdr *h;
   int left = len > (size_t) INT32_MAX ? 0 : (int) len;
 
-  for (h = msg; NLMSG_OK (h, left); h = NLMSG_NEXT (h, left))
+  for (h = msg; msg_ok (h, left); h = NLMSG_NEXT (h, left))
     feed_one (t, h);
 }
 
@@ -225,7 +233,7 @@ request (int fd, uint16_t type, uint8_t cmd, uint16_t attr, const void *val, siz
       if (n < 0)
         return shim_error_errno (err, "taskstats: receive from the kernel");
       left = (int) n;
-      for (h = &buf.h; NLMSG_OK (h, left); h = NLMSG_NEXT (h, left))
+      for (h = &buf.h; msg_ok (h, left); h = NLMSG_NEXT (h, left))
         {
           if (h->nlmsg_type == NLMSG_ERROR && h->nlmsg_len >= NLMSG_LENGTH (sizeof (struct nlmsgerr)))
             {

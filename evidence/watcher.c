@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The detached watcher (watcher.h): arming, the detached process, and its
- * loop.  The record's format is in watcher_record.c. */
+ * loop.  The record's format is in watcher_record.c, its reads through
+ * the open fds in watcher_read.c. */
 #include "evidence/watcher.h"
 
 #include <errno.h>
@@ -17,10 +18,12 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "common/fault.h"
 #include "common/util.h"
 #include "evidence/init_exit.h"
 #include "evidence/input.h"
 #include "evidence/mark.h"
+#include "evidence/watcher_internal.h"
 
 /* How long watcher_spawn waits for the watcher to say it runs: it only has
  * to close fds and start listening for init's exit. */
@@ -38,74 +41,18 @@ struct watch
   int stop_fd; /* policy.stop_open's, -1: none */
   struct init_exit ie;
   bool marked; /* <bundle>/oom was created */
-  bool going;  /* init_going said so: it stays so */
+  bool going;  /* init_exit_going said so: it stays so */
+  /* marker_first: the OOM events counted when the rush began, and when;
+   * deferred: a record or a full read was left for after it. */
+  uint64_t rush_oom;
+  struct timespec rush_since;
+  bool deferred;
   bool have_ancestor_final;
   struct cg_snapshot ancestor_final;
   struct cg_memory_events written_local, written_tree; /* as of the last record */
   uint64_t written_kmsg;                               /* kills + unattributed, as written */
   struct timespec written_at;
 };
-
-/* ---- reading through open fds ------------------------------------------ */
-
-static bool
-pread_events (int fd, const char *name, struct cg_memory_events *out)
-{
-  char buf[512];
-  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : -1;
-  shim_error_t tmp = NULL;
-
-  if (n < 0)
-    return false;
-  buf[n] = '\0';
-  if (cg_parse_memory_events (name, buf, out, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return false;
-    }
-  return true;
-}
-
-static bool
-pread_u64 (int fd, const char *name, uint64_t *out)
-{
-  char buf[64];
-  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : -1;
-  shim_error_t tmp = NULL;
-
-  if (n < 0)
-    return false;
-  buf[n] = '\0';
-  if (cg_parse_u64_file (name, buf, out, &tmp) < 0)
-    {
-      shim_error_release (&tmp);
-      return false;
-    }
-  return true;
-}
-
-/* The ancestor's memory.events through its open fd: only the counters (its
- * memory.stat would cost a stats flush of a large subtree), and the id it
- * had at arming (the open fd pins that cgroup). */
-static bool
-read_ancestor (const struct watcher *w, struct cg_snapshot *out)
-{
-  struct cg_snapshot s = { .have = CG_SNAP_EVENTS };
-
-  if (!pread_events (w->ancestor_fd, "memory.events", &s.events))
-    return false;
-  /* Under memory_localevents the ancestor's memory.events counts only its
-   * own kills: the rule must know whether the mount has it. */
-  if (cgroup_mount_localevents (&s.localevents) == 0)
-    s.have |= CG_SNAP_LOCALEVENTS;
-  if (w->ancestor_baseline.have & CG_SNAP_ID)
-    {
-      s.cgroup_id = w->ancestor_baseline.cgroup_id;
-      s.have |= CG_SNAP_ID;
-    }
-  *out = s;
-  return true;
-}
 
 /* ---- the record -------------------------------------------------------- */
 
@@ -143,7 +90,7 @@ mark_if_oom (struct watch *x, bool ended)
   struct evidence_sources s;
   struct watcher_record r;
   shim_error_t tmp = NULL;
-  struct verdict v;
+  bool oom;
 
   if ((x->p->bundle_fd < 0 || !init_gone) && (x->p->termination_log_fd <= 0 || !ended))
     return;
@@ -159,18 +106,22 @@ mark_if_oom (struct watch *x, bool ended)
     }
   else
     evidence_input_signals_unseen (&s);
-  evidence_input_compute (&s, &v);
-  if (x->p->bundle_fd >= 0 && init_gone && !x->marked && mark_oom (x->p->bundle_fd, &v, &tmp) > 0)
+  /* The rules alone for the marker: the text can wait for the end. */
+  oom = evidence_input_oom_killed (&s);
+  if (x->p->bundle_fd >= 0 && init_gone && !x->marked && oom && mark_oom_file (x->p->bundle_fd, &tmp) == 0)
     x->marked = true;
-  else if (x->marked && v.oom_killed != VERDICT_TRUE
-           && mark_oom_remove (x->p->bundle_fd, &tmp) == 0)
+  else if (x->marked && !oom && mark_oom_remove (x->p->bundle_fd, &tmp) == 0)
     x->marked = false;
   /* Kubernetes' termination-log (written once, if left empty) only from
    * the end's record: kubelet reads it a relist after the exit, and the
    * message is then whole (an early one, from the counters alone, could
    * not yet say whose limit ran out on cgroup v1). */
-  if (x->p->termination_log_fd > 0 && ended)
-    mark_termination_log (x->p->termination_log_fd, &v, &tmp);
+  if (x->p->termination_log_fd > 0 && ended && oom)
+    {
+      struct verdict v;
+      evidence_input_compute (&s, &v);
+      mark_termination_log (x->p->termination_log_fd, &v, &tmp);
+    }
   shim_error_release (&tmp);
 }
 
@@ -229,6 +180,7 @@ persist (struct watch *x)
 {
   shim_error_t tmp = NULL;
 
+  x->deferred = false;
   /* A failed read (the cgroup is gone) keeps the last good snapshot. */
   if (monitor_update (&x->w->m, &tmp) < 0)
     shim_error_release (&tmp);
@@ -237,45 +189,6 @@ persist (struct watch *x)
 }
 
 /* ---- the marker at init's exit ----------------------------------------- */
-
-/* The counters through the fds already open, into S's events_local,
- * events and memory_peak (with their have bits): memory.events.local,
- * memory.events and memory.peak on v2; on v1 memory.oom_control's
- * oom_kill, memory.failcnt and memory.max_usage_in_bytes.  False when the
- * counters could not be read. */
-static bool
-read_counters (const struct watcher *w, struct cg_snapshot *s)
-{
-  shim_error_t tmp = NULL;
-
-  if (w->m.v1)
-    {
-      bool ok = cgroup_v1_counters_pread (&w->v1_counters, s, &tmp) == 0
-                && (s->have & CG_SNAP_EVENTS_LOCAL);
-      shim_error_release (&tmp);
-      return ok;
-    }
-  if (!pread_events (w->m.events_fd, "memory.events.local", &s->events_local)
-      || !pread_events (w->tree_fd, "memory.events", &s->events))
-    return false;
-  s->have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
-  if (pread_u64 (w->peak_fd, "memory.peak", &s->memory_peak))
-    s->have |= CG_SNAP_PEAK;
-  return true;
-}
-
-/* What read_counters read, over the snapshot TO. */
-static void
-merge_counters (struct cg_snapshot *to, const struct cg_snapshot *s)
-{
-  if (s->have & CG_SNAP_EVENTS_LOCAL)
-    to->events_local = s->events_local;
-  if (s->have & CG_SNAP_EVENTS)
-    to->events = s->events;
-  if (s->have & CG_SNAP_PEAK)
-    to->memory_peak = s->memory_peak;
-  to->have |= s->have & (CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS | CG_SNAP_PEAK);
-}
 
 /* The counters through the fds already open, into the last
  * snapshot (the full snapshot's memory.stat costs a stats flush, and the
@@ -289,62 +202,10 @@ read_events_now (struct watch *x)
   struct monitor *m = &x->w->m;
   struct cg_snapshot s = { 0 };
 
-  if (!read_counters (x->w, &s))
+  if (!watcher_read_counters (x->w, &s))
     return false;
-  if (!m->have_last)
-    {
-      m->last = m->baseline;
-      m->have_last = m->have_baseline;
-    }
-  /* A peak not read now is an earlier one: none rather than a stale one. */
-  m->last.have &= ~CG_SNAP_PEAK;
-  merge_counters (&m->last, &s);
+  watcher_take_counters (m, &s);
   return true;
-}
-
-/* init is on its way out: exited, exiting (PF_EXITING in /proc/PID/stat's
- * flags), or with a SIGKILL pending (a group kill signals every member
- * before any dies).  The pidfd says whether PID is still init: a failed
- * signal 0 means init was reaped, gone too.  A group kill that skipped
- * init (oom_score_adj -1000) leaves none of these. */
-#define WATCH_PF_EXITING 0x4u
-static bool
-init_going (struct watch *x)
-{
-  char path[64], buf[2048];
-  cleanup_close int fd = -1;
-  unsigned long long pnd = 0, shd = 0;
-  unsigned flags = 0;
-  char state = 0;
-  const char *p;
-  ssize_t n;
-
-  if (x->ie.exited)
-    return true;
-  if (x->p->init_pid <= 0 || x->ie.pidfd < 0)
-    return false;
-  snprintf (path, sizeof path, "/proc/%lld/stat", (long long) x->p->init_pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
-  /* Fields after the comm, which may hold anything up to its last ')'. */
-  if (n > 0 && (buf[n] = '\0', p = strrchr (buf, ')')) != NULL)
-    sscanf (p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags);
-  close (fd);
-  snprintf (path, sizeof path, "/proc/%lld/status", (long long) x->p->init_pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
-  if (n > 0)
-    {
-      buf[n] = '\0';
-      if ((p = strstr (buf, "\nSigPnd:")) != NULL)
-        sscanf (p + 8, "%llx", &pnd);
-      if ((p = strstr (buf, "\nShdPnd:")) != NULL)
-        sscanf (p + 8, "%llx", &shd);
-    }
-  if (syscall (SYS_pidfd_send_signal, x->ie.pidfd, 0, NULL, 0) < 0)
-    return errno == ESRCH;
-  return state == 'Z' || state == 'X' || (flags & WATCH_PF_EXITING)
-         || ((pnd | shd) & (1ULL << (SIGKILL - 1)));
 }
 
 /* The marker from the counters alone, read through the polled fds, before
@@ -354,8 +215,65 @@ init_going (struct watch *x)
 static void
 mark_early (struct watch *x)
 {
-  if (x->p->bundle_fd >= 0 && !x->marked && read_events_now (x) && (x->going = x->going || init_going (x)))
+  const struct monitor *m = &x->w->m;
+
+  if (x->p->bundle_fd < 0 || x->marked || !read_events_now (x))
+    return;
+  /* No kill counted yet: nothing to mark, and /proc is not read.  The
+   * kernel signals a victim before it counts the kill, so init's state,
+   * read after a count, is as new as the count. */
+  if (m->last.events_local.oom_kill <= m->baseline.events_local.oom_kill
+      && m->last.events.oom_kill <= m->baseline.events.oom_kill && x->w->kmsg_ev.n == 0)
+    return;
+  /* The counters again once init is seen going: the kernel counts the
+   * group kill after it has signalled the group, and a verdict from the
+   * first read, without it, would not be sure. */
+  if ((x->going = x->going || init_exit_going (&x->ie, x->p->init_pid)) && read_events_now (x))
     mark_if_oom (x, false);
+}
+
+/* An OOM event is counted, the marker is not made, and init has not
+ * exited: the kill may be under way.  Measured on 6.18 under TCG: init
+ * exits about 10 ms after the kernel's SIGKILL, and podman looks for the
+ * marker 2 ms after conmon's exit file; a wake that also wrote the record
+ * or read memory.stat lost that race 1 run in 4.  Until then each wake
+ * does only the marker's reads (mark_early), and what it skips (the
+ * record, the full snapshot) is done when the rush ends.  Bounded, because
+ * an OOM event that kills nothing (reclaim freed enough, or the group kill
+ * skipped init) would hold the record back; and not on cgroup v1, whose
+ * eventfd only the full read empties. */
+#define OOM_RUSH_MS 250
+#define RUSH_RECORDS 8
+static bool
+marker_first (struct watch *x)
+{
+  const struct monitor *m = &x->w->m;
+  uint64_t oom = m->last.events_local.oom + m->last.events.oom;
+
+  if (x->p->bundle_fd < 0 || x->marked || x->ie.exited || m->v1 || !m->have_last
+      || oom <= m->baseline.events_local.oom + m->baseline.events.oom)
+    return false;
+  /* Each new OOM event starts a rush of its own. */
+  if (oom > x->rush_oom)
+    {
+      x->rush_oom = oom;
+      clock_gettime (CLOCK_MONOTONIC, &x->rush_since);
+    }
+  return seconds_since (&x->rush_since) * 1000 < OOM_RUSH_MS;
+}
+
+/* The poll timeout with a rush's deferred work: it is done when the rush
+ * ends, whether or not anything else wakes the loop. */
+static int
+rush_timeout (const struct watch *x, int timeout)
+{
+  double left;
+
+  if (!x->deferred)
+    return timeout;
+  left = OOM_RUSH_MS - seconds_since (&x->rush_since) * 1000;
+  left = left < 0 ? 0 : left + 1;
+  return timeout < 0 || left < timeout ? (int) left : timeout;
 }
 
 /* init has exited: the marker now, before podman looks.  The kernel counts
@@ -422,14 +340,25 @@ persist_final (struct watch *x)
 {
   struct monitor *m = &x->w->m;
   struct cg_snapshot fast = { 0 };
-  bool counted = read_counters (x->w, &fast);
+  bool counted = watcher_read_counters (x->w, &fast);
   shim_error_t tmp = NULL;
 
+  /* The marker from these counters before the slower reads below: an
+   * empty cgroup means init has passed cgroup_exit, and conmon reports
+   * the exit as soon as it reaps it (measured under TCG: podman looked
+   * before a marker written after memory.stat and the kernel log). */
+  if (counted && x->p->bundle_fd >= 0 && !x->marked)
+    {
+      watcher_take_counters (m, &fast);
+      x->going = true;
+      mark_if_oom (x, false);
+    }
+  fault_point ("watcher:before-final-reads");
   if (monitor_update (m, &tmp) < 0 && counted)
     {
       struct cg_snapshot s = m->have_last ? m->last : m->baseline;
       s.have &= ~CG_SNAP_PEAK;
-      merge_counters (&s, &fast);
+      watcher_merge_counters (&s, &fast);
       s.have |= CG_SNAP_CGROUP_EVENTS;
       s.cgroup_events = (struct cg_cgroup_events){ .have = CG_CEV_POPULATED, .populated = false };
       m->last = s;
@@ -438,7 +367,7 @@ persist_final (struct watch *x)
   shim_error_release (&tmp);
   if (x->w->cg_events_fd < 0 && m->have_last)
     mark_pure_v1_end (&m->last);
-  x->have_ancestor_final = read_ancestor (x->w, &x->ancestor_final);
+  x->have_ancestor_final = watcher_read_ancestor (x->w, &x->ancestor_final);
   kmsg_reader_collect_end (&x->w->kmsg, &x->w->kmsg_ev);
   write_record (x, true);
 }
@@ -490,7 +419,7 @@ watch_loop (struct watch *x)
             write_record (x, true);
           done (x);
         }
-      if (poll (pfd, 6, init_exit_timeout (&x->ie)) < 0 && errno != EINTR)
+      if (poll (pfd, 6, rush_timeout (x, init_exit_timeout (&x->ie))) < 0 && errno != EINTR)
         _exit (1);
       /* The caller's end (`delete` removed the state): no one is left to tell. */
       if ((pfd[4].revents & POLLIN) && stop_requested (x))
@@ -524,10 +453,17 @@ watch_loop (struct watch *x)
        * marker while the OOM report's records are read and written. */
       if (pfd[5].revents & (POLLIN | POLLERR))
         {
+          bool rush;
           mark_early (x);
-          kmsg_reader_collect (&w->kmsg, &w->kmsg_ev);
-          if (kmsg_count (x) != x->written_kmsg)
+          /* An OOM report is a few dozen records, and the kill comes at
+           * its end: in a rush, the marker is looked at between batches. */
+          if ((rush = marker_first (x)))
+            kmsg_reader_collect_some (&w->kmsg, &w->kmsg_ev, RUSH_RECORDS);
+          else
+            kmsg_reader_collect (&w->kmsg, &w->kmsg_ev);
+          if (!rush && kmsg_count (x) != x->written_kmsg)
             write_record (x, false);
+          x->deferred = x->deferred || rush;
         }
       /* kernfs reports a change until it is read through the polled fd
        * (monitor_update reads memory.events.local's). */
@@ -536,8 +472,15 @@ watch_loop (struct watch *x)
       if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLIN | POLLERR))
         {
           mark_early (x);
-          persist (x);
+          if (marker_first (x))
+            x->deferred = true;
+          else
+            persist (x);
         }
+      /* The rush is over (marked, init gone, or its time up): what it
+       * left undone. */
+      if (x->deferred && !marker_first (x))
+        persist (x);
     }
 }
 
@@ -564,7 +507,7 @@ open_ancestor (struct watcher *w, int cgroup_fd, unsigned levels)
       w->ancestor_baseline.cgroup_id = (uint64_t) sb.st_ino;
       w->ancestor_baseline.have |= CG_SNAP_ID;
     }
-  w->have_ancestor_baseline = read_ancestor (w, &w->ancestor_baseline);
+  w->have_ancestor_baseline = watcher_read_ancestor (w, &w->ancestor_baseline);
   return 0;
 }
 
@@ -762,6 +705,10 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
       init_exit_listen (&x.ie, p->init_pid, p->bundle_fd >= 0);
       (void) !write (ready_w, "1", 1);
       close (ready_w);
+      /* The code of the verdict runs first at an OOM kill, with about
+       * 15 ms left before conmon reports init's exit (6.18 under TCG),
+       * and its page faults took 7 of them where the binary is on 9p. */
+      (void) util_populate_mappings ();
       watch_loop (&x);
     }
   close (steal_fd (&ready_w));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* verdict_compute: the rules decide (rules.c), the text tells (text.c). */
+/* verdict_compute: the rules decide (rules.c), the text tells (text.c);
+ * verdict_oom_killed: the rules alone. */
 #include "verdict/verdict_internal.h"
 
 #include <stdio.h>
@@ -22,4 +23,17 @@ verdict_compute (const struct verdict_input *in, struct verdict *v)
       snprintf (v->message + n, sizeof v->message - n,
                 " (provisional: the watcher had not written its last record)");
     }
+}
+
+enum verdict_tri
+verdict_oom_killed (const struct verdict_input *in)
+{
+  struct verdict_input named = *in;
+  struct verdict_facts f;
+  struct verdict v;
+
+  if (named.container_id == NULL)
+    named.container_id = "?";
+  verdict_decide (&named, &v, &f);
+  return v.oom_killed;
 }

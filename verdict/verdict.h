@@ -356,6 +356,11 @@ struct verdict
 };
 
 void verdict_compute (const struct verdict_input *in, struct verdict *out);
+/* The rules' oom_killed alone, without the text: verdict_compute's
+ * oom_killed for the same input, at a fraction of the work (podman's
+ * marker is decided between the kernel's SIGKILL and conmon's report of
+ * the exit). */
+enum verdict_tri verdict_oom_killed (const struct verdict_input *in);
 
 /* One JSON line with docs/DESIGN.md's field names; *out is malloc'd.
  * verdict_gen writes the same object as the next value of g (the state file,

@@ -539,6 +539,9 @@ make_ancestor (struct cg_snapshot *a, struct cg_snapshot *b, enum anc_kind kind)
   a->localevents = b->localevents = kind == A_SAME_LOCALEVENTS;
 }
 
+/* What verdict_oom_killed said for the last row compute_row computed. */
+static enum verdict_tri rules_alone;
+
 static void
 compute_row (const struct row *r, struct verdict *v)
 {
@@ -612,6 +615,7 @@ compute_row (const struct row *r, struct verdict *v)
       break;
     }
   verdict_compute (&in, v);
+  rules_alone = verdict_oom_killed (&in);
 }
 
 static void
@@ -626,6 +630,7 @@ test_rows (void)
       is_str (verdict_reason_name (v.reason), verdict_reason_name (r->reason), "%s: reason",
               r->name);
       is_int (v.oom_killed, r->oom_killed, "%s: oom_killed", r->name);
+      is_int (rules_alone, v.oom_killed, "%s: the rules alone say the same", r->name);
       ok (r->oom_killed != VERDICT_NULL || v.unknown_reason[0] != '\0',
           "%s: a null oom_killed has a reason", r->name);
       is_int (v.have_oom, r->have_oom, "%s: oom object present", r->name);

@@ -173,43 +173,75 @@ test_spawn_failure (void)
   fake_remove (&f);
 }
 
+/* A watcher for F's container, whose group OOM kill is counted after
+ * arming and whose cgroup is empty, with podman's marker in F's root (the
+ * bundle, open in *BUNDLE); FAULT, if not NULL, the fault point at which
+ * it is killed.  Returns once the watcher has let go of its lock. */
+static void
+spawn_killed (struct fake *f, const char *id, const char *fault, int *bundle)
+{
+  static const char killed[] = "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\noom_group_kill 1\n";
+  cleanup_error shim_error_t err = NULL;
+  struct watcher w;
+  struct watcher_policy p = { .id = id, .memory_limit_enforced = true, .name = "record.json",
+                              .init_pidfd = -1 };
+
+  fake_make (f);
+  *bundle = openat (f->parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  p.dirfd = f->store;
+  p.lock_fd = f->lock;
+  p.bundle_fd = *bundle;
+  ok (watcher_arm (&w, f->ctr, 1, NULL, &err) == 0, "%s: armed", id);
+  put (f->ctr, "memory.events.local", killed);
+  put (f->ctr, "memory.events", killed);
+  if (fault)
+    setenv ("SHIM_TEST_FAULT", fault, 1);
+  ok (watcher_spawn (&w, &p, &err) == 0, "%s: spawned", id);
+  unsetenv ("SHIM_TEST_FAULT");
+  close (f->lock);
+  f->lock = -1;
+  ok (lock_released (f->store), "%s: the watcher ended", id);
+}
+
 /* A group OOM kill counted after arming: the record shows it and podman's
- * marker is created in the bundle; a marker that could not be created is
- * not "done", and the record still tells the kill. */
+ * marker is created in the bundle. */
 static void
 test_spawn_marks_oom (void)
 {
-  static const char killed[] = "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\noom_group_kill 1\n";
   cleanup_error shim_error_t err = NULL;
   cleanup_close int bundle = -1;
   struct watcher_record r;
   struct evidence_sources src;
   struct verdict v;
   struct fake f;
-  struct watcher w;
-  struct watcher_policy p = { .id = "w3", .memory_limit_enforced = true, .name = "record.json",
-                              .init_pidfd = -1 };
 
-  fake_make (&f);
-  bundle = openat (f.parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  p.dirfd = f.store;
-  p.lock_fd = f.lock;
-  p.bundle_fd = bundle;
-  ok (watcher_arm (&w, f.ctr, 1, NULL, &err) == 0, "armed");
-  put (f.ctr, "memory.events.local", killed);
-  put (f.ctr, "memory.events", killed);
-  ok (watcher_spawn (&w, &p, &err) == 0, "spawned");
-  close (f.lock);
-  f.lock = -1;
-  ok (lock_released (f.store), "the watcher ended");
+  spawn_killed (&f, "w3", NULL, &bundle);
   ok (faccessat (bundle, "oom", F_OK, 0) == 0, "podman's marker was created");
   ok (watcher_record_read (f.store, "record.json", &r, &err) == 0, "the record reads");
   evidence_input_init (&src, "w3", true);
   is_int (evidence_input_record (&src, &r, NULL), EVIDENCE_RECORD_COMPLETE,
           "the record is complete");
   evidence_input_compute (&src, &v);
+  is_int (evidence_input_oom_killed (&src), v.oom_killed == VERDICT_TRUE,
+          "the rules alone agree on oom_killed");
   is_int (v.oom_killed, VERDICT_TRUE, "and tells the OOM kill");
   ok (v.memory_limit_enforced, "memory_limit_enforced as the caller said");
+  unlinkat (bundle, "oom", 0);
+  fake_remove (&f);
+}
+
+/* The cgroup found empty: the marker comes from the counters read through
+ * the open fds, before the slower reads of the end (memory.stat, the
+ * ancestor, the kernel log), during which conmon can report the exit to
+ * podman.  The watcher is killed at that point: the marker must be there. */
+static void
+test_final_marks_before_reads (void)
+{
+  cleanup_close int bundle = -1;
+  struct fake f;
+
+  spawn_killed (&f, "w5", "watcher:before-final-reads", &bundle);
+  ok (faccessat (bundle, "oom", F_OK, 0) == 0, "podman's marker was there before the end's reads");
   unlinkat (bundle, "oom", 0);
   fake_remove (&f);
 }
@@ -242,6 +274,8 @@ test_input (void)
       "no ancestor recorded: both NULL");
   ok (s.in.kmsg == NULL, "no kernel log read: kmsg NULL");
   evidence_input_compute (&s, &v);
+  is_int (evidence_input_oom_killed (&s), v.oom_killed == VERDICT_TRUE,
+          "the rules alone agree on oom_killed");
   is_int (v.oom_killed, VERDICT_NULL, "an incomplete record is unknown, for every caller");
   ok (!v.memory_limit_enforced, "memory_limit_enforced is the caller's");
 
@@ -257,6 +291,8 @@ test_input (void)
     evidence_input_init (&s2, "i0", true);
     evidence_input_record (&s2, &k, NULL);
     evidence_input_compute (&s2, &v);
+    is_int (evidence_input_oom_killed (&s2), v.oom_killed == VERDICT_TRUE,
+            "the rules alone agree on oom_killed");
     ok (v.oom_killed == VERDICT_NULL && v.oom.kills == 1,
         "an incomplete record's kill is kept, init's part in it unknown");
   }
@@ -283,6 +319,8 @@ test_input (void)
     evidence_input_record (&s2, &k, NULL);
     evidence_input_init_pid (&s2, 341);
     evidence_input_compute (&s2, &v);
+    is_int (evidence_input_oom_killed (&s2), v.oom_killed == VERDICT_TRUE,
+            "the rules alone agree on oom_killed");
     ok (v.reason == VERDICT_OOM_KILLED && v.oom_killed == VERDICT_TRUE,
         "counters read before the kill, the kernel log naming init: OOMKilled (%s)", v.message);
   }
@@ -306,6 +344,8 @@ test_input (void)
         evidence_input_monitor (&s2, &m, SIGKILL, &km, after);
         evidence_input_init_pid (&s2, 341);
         evidence_input_compute (&s2, &v);
+        is_int (evidence_input_oom_killed (&s2), v.oom_killed == VERDICT_TRUE,
+                "the rules alone agree on oom_killed");
         if (!after)
           ok (v.oom_killed == VERDICT_TRUE,
               "run: the last read failed, the kernel log names init: OOMKilled (%s)", v.message);
@@ -320,6 +360,8 @@ test_input (void)
     struct cg_snapshot now = snap (0, false);
     evidence_input_live (&s, NULL, &now);
     evidence_input_compute (&s, &v);
+    is_int (evidence_input_oom_killed (&s), v.oom_killed == VERDICT_TRUE,
+            "the rules alone agree on oom_killed");
     is_int (v.oom_killed, VERDICT_FALSE, "a live read after the end completes it");
   }
 
@@ -441,6 +483,7 @@ main (void)
   test_spawn_ends_with_ancestor ();
   test_spawn_failure ();
   test_spawn_marks_oom ();
+  test_final_marks_before_reads ();
   test_input ();
   return done_testing ();
 }
