@@ -345,13 +345,16 @@ cg_snapshot_read (int dirfd, struct cg_snapshot *out, shim_error_t *err)
     const char *name;
     unsigned bit;
   } files[] = {
+    /* cgroup.events first: counters read after it says empty are final.
+     * Read last, a cgroup that emptied during the reads would make
+     * counters read before an OOM kill look final. */
+    { "cgroup.events", CG_SNAP_CGROUP_EVENTS },
     { "memory.events.local", CG_SNAP_EVENTS_LOCAL },
     { "memory.events", CG_SNAP_EVENTS },
     { "memory.peak", CG_SNAP_PEAK },
     { "memory.max", CG_SNAP_MAX },
     { "memory.swap.max", CG_SNAP_SWAP_MAX },
     { "memory.stat", CG_SNAP_STAT },
-    { "cgroup.events", CG_SNAP_CGROUP_EVENTS },
     { "memory.oom.group", CG_SNAP_OOM_GROUP },
   };
   struct stat sb;

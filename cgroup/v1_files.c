@@ -188,6 +188,21 @@ cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snapshot
   if (oom == NULL)
     oom = &ignored;
   memset (oom, 0, sizeof *oom);
+  /* cgroup.events first, as on v2 (cg_snapshot_read): counters read
+   * after an empty cgroup.events are final, not those read before. */
+  if (unified_dirfd >= 0)
+    {
+      cleanup_free char *buf = NULL;
+      int r = read_optional (unified_dirfd, "cgroup.events", &buf, err);
+      if (r < 0)
+        return -1;
+      if (r == 0)
+        {
+          if (cg_parse_cgroup_events ("cgroup.events", buf, &out->cgroup_events, err) < 0)
+            return -1;
+          out->have |= CG_SNAP_CGROUP_EVENTS;
+        }
+    }
   if (read_oom_control (memory_dirfd, out, oom, err) < 0)
     return -1;
   if (one_number (memory_dirfd, "memory.failcnt", &out->events_local.max, &found, err) < 0)
@@ -230,19 +245,6 @@ cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snapshot
     {
       out->have |= CG_SNAP_V1;
       out->v1_nested = has_subdir (memory_dirfd);
-    }
-  if (unified_dirfd >= 0)
-    {
-      cleanup_free char *buf = NULL;
-      int r = read_optional (unified_dirfd, "cgroup.events", &buf, err);
-      if (r < 0)
-        return -1;
-      if (r == 0)
-        {
-          if (cg_parse_cgroup_events ("cgroup.events", buf, &out->cgroup_events, err) < 0)
-            return -1;
-          out->have |= CG_SNAP_CGROUP_EVENTS;
-        }
     }
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "cgroup/cgroup.h"
 #include "cgroup/cgroup_files.h"
+#include "first_open.h"
 #include "tap.h"
 #include "common/util.h"
 
@@ -189,6 +190,42 @@ test_read_error (void)
   is_str (err ? err->msg : NULL, "read `memory.events`: Is a directory",
           "EISDIR message names the file");
   unlinkat (fd, "memory.events", AT_REMOVEDIR);
+  rmdir (dir);
+}
+
+/* cgroup.events is read first: the counters read after it said "empty"
+ * are final, and a cgroup that empties during the reads must not make
+ * counters read before look final.  inotify reports the opens in order. */
+static void
+test_events_first (void)
+{
+  static const char *names[] = { "memory.events.local", "memory.events", "memory.stat", "cgroup.events" };
+  cleanup_error shim_error_t err = NULL;
+  char tmpl[] = "/tmp/test_cgroup_files.XXXXXX";
+  char *dir = mkdtemp (tmpl);
+  cleanup_close int fd = -1, in = -1;
+  char first[64];
+  struct cg_snapshot s;
+
+  if (dir == NULL)
+    abort ();
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+  if (fd < 0 || in < 0)
+    abort ();
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    {
+      cleanup_close int f = openat (fd, names[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      const char *text = i == 3 ? "populated 0\nfrozen 0\n" : i == 2 ? "anon 1\n" : "oom 0\noom_kill 0\n";
+      if (f < 0 || write (f, text, strlen (text)) < 0)
+        abort ();
+    }
+  if (inotify_add_watch (in, dir, IN_OPEN) < 0)
+    abort ();
+  ok (cg_snapshot_read (fd, &s, &err) == 0, "the snapshot reads");
+  is_str (first_open (in, first, sizeof first), "cgroup.events", "cgroup.events is opened before any counter");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    unlinkat (fd, names[i], 0);
   rmdir (dir);
 }
 
@@ -400,6 +437,7 @@ main (void)
   test_no_memory ();
   test_malformed ();
   test_read_error ();
+  test_events_first ();
   test_parsers ();
   test_json ();
   test_json_identity ();

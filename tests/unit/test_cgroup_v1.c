@@ -20,6 +20,7 @@
 
 #include "cgroup/cgroup.h"
 #include "common/util.h"
+#include "first_open.h"
 #include "tap.h"
 
 static char root[64];
@@ -598,6 +599,22 @@ test_snapshot (void)
       "memory.stat: the total_* keys (hierarchical), no kernel line");
   ok (oom.have && oom.under_oom && !oom.oom_kill_disable, "under_oom, oom_kill_disable");
   ok (s.have & CG_SNAP_ID, "the directory's inode is the id");
+  /* With the unified hierarchy's cgroup.events (here in the same
+   * directory): read before the v1 counters, so that an empty cgroup's
+   * counters are final (inotify reports the opens in order). */
+  put ("memory/shim/c1", "cgroup.events", "populated 0\nfrozen 0\n");
+  {
+    cleanup_close int ufd = -1, in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+    char first[64];
+
+    ufd = open (p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (ufd < 0 || in < 0 || inotify_add_watch (in, p, IN_OPEN) < 0)
+      abort ();
+    ok (cgroup_v1_snapshot_read (fd, ufd, &s, &oom, &err) == 0 && (s.have & CG_SNAP_CGROUP_EVENTS)
+            && !s.cgroup_events.populated,
+        "with the unified cgroup.events: populated 0");
+    is_str (first_open (in, first, sizeof first), "cgroup.events", "cgroup.events is opened before any v1 counter");
+  }
   put ("memory/shim/c1", "memory.oom_control", "under_oom x\n");
   ok (cgroup_v1_snapshot_read (fd, -1, &s, &oom, &err) < 0, "a malformed memory.oom_control is an error");
   shim_error_release (&err);
