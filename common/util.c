@@ -6,10 +6,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -424,4 +427,38 @@ util_populate_mappings (void)
       return -1;
     }
   return 0;
+}
+
+/* sched_setattr's argument, its first version (SCHED_ATTR_SIZE_VER0):
+ * <linux/sched/types.h> cannot be included beside <sched.h>. */
+struct sched_attr_v0
+{
+  uint32_t size, sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+int
+util_sched_slice (uint64_t ns)
+{
+  struct sched_attr_v0 attr = { .size = sizeof attr, .sched_runtime = ns };
+  int policy = sched_getscheduler (0), nice;
+
+  if (policy < 0)
+    return -1;
+  /* Only the fair policies have a slice to ask for. */
+  attr.sched_policy = (uint32_t) (policy & ~SCHED_RESET_ON_FORK);
+  if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SCHED_BATCH)
+    return 0;
+  /* sched_setattr sets the nice value too: the current one, kept. */
+  errno = 0;
+  nice = getpriority (PRIO_PROCESS, 0);
+  if (nice == -1 && errno != 0)
+    return -1;
+  attr.sched_nice = nice;
+  if (policy & SCHED_RESET_ON_FORK)
+    attr.sched_flags = 1; /* SCHED_FLAG_RESET_ON_FORK, kept */
+  return (int) syscall (SYS_sched_setattr, 0, &attr, 0);
 }

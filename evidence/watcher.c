@@ -29,6 +29,9 @@
  * to close fds and start listening for init's exit. */
 #define READY_WAIT_MS 5000
 
+/* The watcher's time slice: its work at a wake is a few reads. */
+#define WATCHER_SLICE_NS 100000
+
 /* A test may make the watcher exit before it runs, as one that cannot set
  * itself up does: nothing else reads it. */
 #define TEST_FAIL_FORK_ENV "SHIM_TEST_WATCHER_FORK_FAIL"
@@ -253,8 +256,10 @@ marker_first (struct watch *x)
   if (x->p->bundle_fd < 0 || x->marked || x->ie.exited || m->v1 || !m->have_last
       || oom <= m->baseline.events_local.oom + m->baseline.events.oom)
     return false;
-  /* Each new OOM event starts a rush of its own. */
-  if (oom > x->rush_oom)
+  /* Each new OOM event starts a rush of its own, once the last one's
+   * deferred work is done: a storm of OOM events still gets a record at
+   * least every OOM_RUSH_MS. */
+  if (oom > x->rush_oom && !x->deferred)
     {
       x->rush_oom = oom;
       clock_gettime (CLOCK_MONOTONIC, &x->rush_since);
@@ -340,21 +345,29 @@ persist_final (struct watch *x)
 {
   struct monitor *m = &x->w->m;
   struct cg_snapshot fast = { 0 };
-  bool counted = watcher_read_counters (x->w, &fast);
+  bool read = watcher_read_counters (x->w, &fast);
+  /* Final only if the whole pass was read: the tree's counters of an
+   * earlier read may miss a nested cgroup's kill. */
+  bool counted = read && (m->v1 || (fast.have & CG_SNAP_EVENTS));
   shim_error_t tmp = NULL;
+  bool updated;
 
   /* The marker from these counters before the slower reads below: an
    * empty cgroup means init has passed cgroup_exit, and conmon reports
    * the exit as soon as it reaps it (measured under TCG: podman looked
    * before a marker written after memory.stat and the kernel log). */
-  if (counted && x->p->bundle_fd >= 0 && !x->marked)
+  if (read && x->p->bundle_fd >= 0 && !x->marked)
     {
       watcher_take_counters (m, &fast);
       x->going = true;
       mark_if_oom (x, false);
     }
   fault_point ("watcher:before-final-reads");
-  if (monitor_update (m, &tmp) < 0 && counted)
+  updated = monitor_update (m, &tmp) == 0;
+  shim_error_release (&tmp);
+  if (!updated && read && !counted)
+    watcher_take_counters (m, &fast); /* kept, not final */
+  else if (!updated && counted)
     {
       struct cg_snapshot s = m->have_last ? m->last : m->baseline;
       s.have &= ~CG_SNAP_PEAK;
@@ -364,7 +377,6 @@ persist_final (struct watch *x)
       m->last = s;
       m->have_last = true;
     }
-  shim_error_release (&tmp);
   if (x->w->cg_events_fd < 0 && m->have_last)
     mark_pure_v1_end (&m->last);
   x->have_ancestor_final = watcher_read_ancestor (x->w, &x->ancestor_final);
@@ -421,6 +433,13 @@ watch_loop (struct watch *x)
         }
       if (poll (pfd, 6, rush_timeout (x, init_exit_timeout (&x->ie))) < 0 && errno != EINTR)
         _exit (1);
+      /* The counters first, whatever woke the loop: those of a kill must
+       * be read before the cgroup is removed, and under load a wake may
+       * get only one short turn on a CPU before systemd removes an
+       * emptied scope. */
+      if ((pfd[0].revents | pfd[1].revents | pfd[2].revents | pfd[3].revents)
+          & (POLLIN | POLLPRI | POLLERR))
+        (void) read_events_now (x);
       /* The caller's end (`delete` removed the state): no one is left to tell. */
       if ((pfd[4].revents & POLLIN) && stop_requested (x))
         _exit (0);
@@ -705,6 +724,13 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
       init_exit_listen (&x.ie, p->init_pid, p->bundle_fd >= 0);
       (void) !write (ready_w, "1", 1);
       close (ready_w);
+      /* The counters of an OOM kill must be read between the kill and the
+       * cgroup's removal, which systemd makes as soon as the cgroup
+       * empties, and a woken watcher can wait for a CPU longer than that
+       * behind the engine's own work.  Its bursts are short: a short
+       * slice lets its wakes preempt.  Refused or ignored, only latency
+       * is lost. */
+      (void) util_sched_slice (WATCHER_SLICE_NS);
       /* The code of the verdict runs first at an OOM kill, with about
        * 15 ms left before conmon reports init's exit (6.18 under TCG),
        * and its page faults took 7 of them where the binary is on 9p. */

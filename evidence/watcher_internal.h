@@ -11,8 +11,9 @@
 /* The surviving ancestor's memory.events into OUT, with the cgroup id it
  * had at arming: false when it could not be read. */
 bool watcher_read_ancestor (const struct watcher *w, struct cg_snapshot *out);
-/* The counters into S's events_local, events and memory_peak (with their
- * have bits): false when they could not be read. */
+/* The counters into S's events_local, events and memory_peak, each with
+ * its have bit: false when the container's own (events_local) could not
+ * be read. */
 bool watcher_read_counters (const struct watcher *w, struct cg_snapshot *s);
 /* What watcher_read_counters read, over the snapshot TO. */
 void watcher_merge_counters (struct cg_snapshot *to, const struct cg_snapshot *s);

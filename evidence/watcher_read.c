@@ -70,7 +70,9 @@ watcher_read_ancestor (const struct watcher *w, struct cg_snapshot *out)
  * events and memory_peak (with their have bits): memory.events.local,
  * memory.events and memory.peak on v2; on v1 memory.oom_control's
  * oom_kill, memory.failcnt and memory.max_usage_in_bytes.  False when the
- * counters could not be read. */
+ * container's own counters could not be read.  A removal under way can
+ * fail the later reads of one pass (measured on 6.18: .local read, then
+ * memory.events ENODEV): what was read is kept, its have bits say what. */
 bool
 watcher_read_counters (const struct watcher *w, struct cg_snapshot *s)
 {
@@ -83,10 +85,11 @@ watcher_read_counters (const struct watcher *w, struct cg_snapshot *s)
       shim_error_release (&tmp);
       return ok;
     }
-  if (!pread_events (w->m.events_fd, "memory.events.local", &s->events_local)
-      || !pread_events (w->tree_fd, "memory.events", &s->events))
+  if (!pread_events (w->m.events_fd, "memory.events.local", &s->events_local))
     return false;
-  s->have |= CG_SNAP_EVENTS_LOCAL | CG_SNAP_EVENTS;
+  s->have |= CG_SNAP_EVENTS_LOCAL;
+  if (pread_events (w->tree_fd, "memory.events", &s->events))
+    s->have |= CG_SNAP_EVENTS;
   if (pread_u64 (w->peak_fd, "memory.peak", &s->memory_peak))
     s->have |= CG_SNAP_PEAK;
   return true;
@@ -110,9 +113,12 @@ watcher_merge_counters (struct cg_snapshot *to, const struct cg_snapshot *s)
 void
 watcher_take_counters (struct monitor *m, const struct cg_snapshot *s)
 {
+  /* The baseline's cgroup.events is not now's: a cgroup empty at arming
+   * would make these counters look final. */
   if (!m->have_last)
     {
       m->last = m->baseline;
+      m->last.have &= ~CG_SNAP_CGROUP_EVENTS;
       m->have_last = m->have_baseline;
     }
   /* A peak not read now is an earlier one: none rather than a stale one. */

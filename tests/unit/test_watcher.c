@@ -246,6 +246,53 @@ test_final_marks_before_reads (void)
   fake_remove (&f);
 }
 
+/* The end read while the cgroup is being removed: memory.events.local
+ * reads, memory.events no longer does (kernfs answers ENODEV once the
+ * removal has begun; here a directory's EISDIR), and the full snapshot
+ * finds the files gone.  The container's own kill must still be in the
+ * record and in the verdict, which says it is not final. */
+static void
+test_final_partial_read (void)
+{
+  static const char killed[] = "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\noom_group_kill 1\n";
+  static const char *files[] = { "memory.events.local", "memory.events", "memory.max", "cgroup.events" };
+  cleanup_error shim_error_t err = NULL;
+  cleanup_close int bundle = -1, dir = -1;
+  struct watcher_record r;
+  struct evidence_sources src;
+  struct verdict v;
+  struct watcher w;
+  struct fake f;
+  struct watcher_policy p = { .id = "w6", .memory_limit_enforced = true, .name = "record.json",
+                              .init_pidfd = -1 };
+
+  fake_make (&f);
+  bundle = openat (f.parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  dir = openat (f.parent, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  p.dirfd = f.store;
+  p.lock_fd = f.lock;
+  p.bundle_fd = bundle;
+  ok (watcher_arm (&w, f.ctr, 1, NULL, &err) == 0, "w6: armed");
+  put (f.ctr, "memory.events.local", killed);
+  ok (dup2 (dir, w.tree_fd) == w.tree_fd, "w6: memory.events unreadable through its fd");
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+    unlinkat (f.ctr, files[i], 0);
+  ok (watcher_spawn (&w, &p, &err) == 0, "w6: spawned");
+  close (f.lock);
+  f.lock = -1;
+  ok (lock_released (f.store), "w6: the watcher ended");
+  ok (faccessat (bundle, "oom", F_OK, 0) == 0, "podman's marker from the container's own counters");
+  ok (watcher_record_read (f.store, "record.json", &r, &err) == 0, "the record reads");
+  ok (r.have_last && r.last.events_local.oom_kill == 1, "the record keeps memory.events.local's kill");
+  evidence_input_init (&src, "w6", true);
+  is_int (evidence_input_record (&src, &r, NULL), EVIDENCE_RECORD_INCOMPLETE,
+          "the record is not final: memory.events was not read at the end");
+  evidence_input_compute (&src, &v);
+  is_int (v.oom_killed, VERDICT_TRUE, "the verdict tells the container's own OOM kill");
+  unlinkat (bundle, "oom", 0);
+  fake_remove (&f);
+}
+
 static struct cg_snapshot
 snap (uint64_t oom_kill, bool populated)
 {
@@ -484,6 +531,7 @@ main (void)
   test_spawn_failure ();
   test_spawn_marks_oom ();
   test_final_marks_before_reads ();
+  test_final_partial_read ();
   test_input ();
   return done_testing ();
 }

@@ -163,16 +163,33 @@ rm_and_verdict() {
 # The user manager removes the scope the moment the group kill empties
 # it: the watcher's counters, read before, are the only witness
 # (/dev/kmsg cannot be read from podman's user namespace, so no victims).
-# GAP, named as in systemd_podman.bats: podman's OOMKilled races the
-# watcher's <bundle>/oom marker (true in one run here, false in the next);
-# shown, and shim's own verdict checked.
-@test "rootless podman: a memory hog is exit code 137, OOMKilled in shim's verdict; podman's OOMKilled shown (GAP: it races the watcher)" {
-  local id
+# GAP: a watcher that gets no turn on a CPU between the kill and that
+# removal has read nothing of the kill; shim's verdict is then null with
+# that reason (or, read between the kill and the group kill's count, the
+# one-by-one reason), never false, and the test says so.  GAP, named as in
+# systemd_podman.bats: podman's OOMKilled races the watcher's <bundle>/oom
+# marker; shown.
+@test "rootless podman: a memory hog is exit code 137, OOMKilled in shim's verdict (GAP: null when systemd removes the scope first); podman's OOMKilled shown (GAP: it races the watcher)" {
+  local id v msg
   run U podman run --name hog --network none --memory 64m --memory-swap 64m "$ENGINE_IMAGE" \
     /bin/memhog -s 8 -n 256
   echo "$output"
   [ "$status" -eq 137 ]
   id=$(U podman inspect -f '{{.Id}}' hog)
   echo "podman inspect: $(U podman inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' hog)"
-  rm_and_verdict hog "$id" "OOMKilled true"
+  run U podman rm hog
+  [ "$status" -eq 0 ]
+  run U "$ENGINE_RUNTIME" verdicts --json "$id"
+  echo "shim verdicts: $output"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r 'length' <<<"$output")" -eq 1 ]
+  v=$(jq -r '.[0].verdict | .reason + " " + (.oom_killed | tostring)' <<<"$output")
+  msg=$(jq -r '.[0].verdict.message' <<<"$output")
+  if [ "$v" = "Killed null" ]; then
+    echo "GAP shown: $msg"
+    [[ "$msg" == *"cgroup was removed before the watcher could read its last counters"* ||
+       "$msg" == *"OOM-killed one by one, not as a group"* ]]
+  else
+    [ "$v" = "OOMKilled true" ]
+  fi
 }
