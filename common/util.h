@@ -114,9 +114,10 @@ int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
 int util_populate_mappings (void);
 
 /* Ask the scheduler for a time slice of NS nanoseconds for the calling
- * thread, keeping its fair policy and nice value (others are left): a task whose bursts are that
- * short then preempts the running one when it wakes (EEVDF, Linux 6.12;
- * earlier kernels ignore the request).  -1 (errno) when it was refused. */
+ * thread, keeping its fair policy and nice value (other policies are left
+ * alone): a task whose bursts are that short then preempts the running one
+ * when it wakes (EEVDF, Linux 6.12; earlier kernels ignore the request).
+ * -1 (errno) when it was refused. */
 int util_sched_slice (uint64_t ns);
 
 /* Whether this process is in the initial namespace of kind NS ("pid",
