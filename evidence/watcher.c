@@ -45,6 +45,7 @@ struct watch
   struct init_exit ie;
   bool marked; /* <bundle>/oom was created */
   bool going;  /* init_exit_going said so: it stays so */
+  uint64_t awaited_kills; /* await_group_kill waited at this oom_kill count */
   /* marker_first: the OOM events counted when the rush began, and when;
    * deferred: a record or a full read was left for after it. */
   uint64_t rush_oom;
@@ -211,6 +212,30 @@ read_events_now (struct watch *x)
   return true;
 }
 
+/* The kernel counts a group kill after its first victim's kill, and prints
+ * that victim's line to the console in between: a read there shows a kill
+ * and no group kill yet.  Where one is due (memory.oom.group 1), wait,
+ * bounded and once per kill, for memory.events.local's next notification
+ * and read again: the cgroup may be removed before the loop reads it
+ * next (runc removes it right after it reaps init). */
+#define GROUP_KILL_WAIT_MS 100
+static bool
+await_group_kill (struct watch *x)
+{
+  struct monitor *m = &x->w->m;
+  const struct cg_memory_events *local = &m->last.events_local;
+  const struct cg_snapshot *g = (m->last.have & CG_SNAP_OOM_GROUP) ? &m->last : &m->baseline;
+  struct pollfd p = { .fd = m->events_fd, .events = POLLPRI };
+
+  if (!m->have_last || m->v1 || !(local->have & CG_EV_OOM_GROUP_KILL)
+      || !(g->have & CG_SNAP_OOM_GROUP) || !g->oom_group
+      || local->oom_kill <= m->baseline.events_local.oom_kill || local->oom_kill <= x->awaited_kills
+      || local->oom_group_kill > m->baseline.events_local.oom_group_kill)
+    return false;
+  x->awaited_kills = local->oom_kill;
+  return poll (&p, 1, GROUP_KILL_WAIT_MS) > 0 && read_events_now (x);
+}
+
 /* The marker from the counters alone, read through the polled fds, before
  * the full snapshot (memory.stat costs a stats flush) or the kernel log's
  * records: conmon writes its exit file a few milliseconds after init is
@@ -222,6 +247,7 @@ mark_early (struct watch *x)
 
   if (x->p->bundle_fd < 0 || x->marked || !read_events_now (x))
     return;
+  (void) await_group_kill (x);
   /* No kill counted yet: nothing to mark, and /proc is not read.  The
    * kernel signals a victim before it counts the kill, so init's state,
    * read after a count, is as new as the count. */
@@ -281,29 +307,15 @@ rush_timeout (const struct watch *x, int timeout)
   return timeout < 0 || left < timeout ? (int) left : timeout;
 }
 
-/* init has exited: the marker now, before podman looks.  The kernel counts
- * oom_group_kill only after it has signalled the whole group, so init can
- * be gone before that counter rose; when an OOM kill is counted but not
- * yet as a group kill, wait (bounded) for memory.events.local's next
- * notification and look again. */
-#define GROUP_KILL_WAIT_MS 100
+/* init has exited: the marker now, before podman looks, with the group
+ * kill's count if it is still to come (await_group_kill; once marked too:
+ * the record needs the group kill, and runc removes the cgroup right after
+ * it reaps init; measured on 6.12: a hog's record kept oom_group_kill 0
+ * from a read made between the two counts). */
 static void
 quick_mark (struct watch *x)
 {
-  struct monitor *m = &x->w->m;
-  struct pollfd p = { .fd = m->events_fd, .events = POLLPRI };
-  const struct cg_memory_events *local = &m->last.events_local;
-
-  /* cgroup v1 has no group kill to wait for.  Also once marked
-   * (mark_early): the record needs the group kill too,
-   * and runc removes the cgroup right after it reaps init (measured on
-   * 6.12: a hog's record kept oom_group_kill 0 from a read made between
-   * the two counts). */
-  if (!m->have_last || m->v1
-      || local->oom_kill <= m->baseline.events_local.oom_kill
-      || local->oom_group_kill > m->baseline.events_local.oom_group_kill)
-    return;
-  if (poll (&p, 1, GROUP_KILL_WAIT_MS) > 0 && read_events_now (x))
+  if (await_group_kill (x))
     write_record (x, false);
 }
 
@@ -438,8 +450,9 @@ watch_loop (struct watch *x)
        * get only one short turn on a CPU before systemd removes an
        * emptied scope. */
       if ((pfd[0].revents | pfd[1].revents | pfd[2].revents | pfd[3].revents)
-          & (POLLIN | POLLPRI | POLLERR))
-        (void) read_events_now (x);
+              & (POLLIN | POLLPRI | POLLERR)
+          && read_events_now (x))
+        (void) await_group_kill (x);
       /* The caller's end (`delete` removed the state): no one is left to tell. */
       if ((pfd[4].revents & POLLIN) && stop_requested (x))
         _exit (0);
