@@ -133,12 +133,16 @@ evidence_input_compute (struct evidence_sources *s, struct verdict *v)
   struct verdict_input in = s->in;
   struct verdict first;
 
+  /* Counters not read after the cgroup emptied may predate a group
+   * kill's count. */
+  in.final_open = !s->final && s->record != EVIDENCE_RECORD_MISSING && in.final != NULL;
   verdict_compute (&in, v);
   if (s->final || s->record == EVIDENCE_RECORD_MISSING || v->oom_killed == VERDICT_TRUE)
     return; /* final, nothing to drop, or a kill seen stays a kill */
   first = *v;
   in.final = NULL;
   in.at_oom = NULL;
+  in.final_open = false;
   if (in.unavailable_reason == NULL)
     in.unavailable_reason = s->not_final_why;
   verdict_compute (&in, v);

@@ -313,7 +313,7 @@ classify (struct verdict_evidence *ev)
       ev->as_group = ev->l_group > 0
                      || (!ev->have_group_key && ev->oom_group && ev->scope == VERDICT_SCOPE_CONTAINER);
       if (ev->scope == VERDICT_SCOPE_CONTAINER && (ev->have_group_key || ev->as_group))
-        ev->group_kill = ev->as_group ? VERDICT_TRUE : VERDICT_FALSE;
+        ev->group_kill = ev->as_group ? VERDICT_TRUE : ev->group_open ? VERDICT_NULL : VERDICT_FALSE;
       /* An ancestor's kill proves nothing about init: its oom.group may
        * be 0, and the kills one by one. */
       ev->decisive = ev->as_group;
@@ -324,7 +324,7 @@ classify (struct verdict_evidence *ev)
       ev->scope = VERDICT_SCOPE_CONTAINER;
       ev->nested = ev->t_kill - ev->l_kill;
       if (ev->have_group_key)
-        ev->group_kill = VERDICT_FALSE;
+        ev->group_kill = ev->group_open ? VERDICT_NULL : VERDICT_FALSE;
     }
   else if (ev->t_kill > 0)
     {
@@ -335,7 +335,7 @@ classify (struct verdict_evidence *ev)
       ev->ambiguous_nested = true;
       ev->nested = ev->t_kill > ev->l_kill ? ev->t_kill - ev->l_kill : 0;
       if (ev->have_group_key)
-        ev->group_kill = VERDICT_FALSE;
+        ev->group_kill = ev->group_open ? VERDICT_NULL : VERDICT_FALSE;
     }
   else
     ev->cls = VERDICT_CLASS_NONE;
@@ -610,6 +610,7 @@ verdict_decide (const struct verdict_input *in, struct verdict *v, struct verdic
   pids_figures (in, v);
 
   read_counters (in, ev);
+  ev->group_open = in->final_open;
   ev->oom_group = oom_group_of (in) == VERDICT_TRUE;
   ev->oom_group_off = oom_group_of (in) == VERDICT_FALSE;
   /* The specific cause first; "not enforced" only when nothing says more. */

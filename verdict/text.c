@@ -151,6 +151,8 @@ kill_mode (const struct verdict_evidence *ev)
 {
   if (ev->as_group)
     return "as a group (which skips a task with oom_score_adj -1000)";
+  if (ev->group_open)
+    return "with no group kill counted yet when its counters were last read";
   if (ev->oom_group_off && ev->scope == VERDICT_SCOPE_CONTAINER)
     return "one by one, not as a group (its memory.oom.group was 0)";
   if (!ev->have_group_key && !ev->v1)

@@ -279,6 +279,10 @@ struct verdict_input
   /* The evidence may still change: the watcher had not written its last
    * record (init's status, the end's counters) when this was read. */
   bool provisional;
+  /* final was not read after the cgroup emptied (it was removed first):
+   * the kernel counts a group kill after its first victim's kill, so a
+   * group kill missing from it may still have happened. */
+  bool final_open;
 };
 
 /* Which witnesses a verdict used (verdict.witnesses): C's own counters, the

@@ -88,6 +88,7 @@ struct verdict_evidence
   enum verdict_why why; /* when !known */
   uint64_t l_oom, l_kill, l_group, t_oom, t_kill;
   bool have_group_key;
+  bool group_open; /* in->final_open: no group kill counted is no answer */
   enum verdict_class cls;
   enum verdict_scope scope;
   /* init went with the kills: the kernel log names it, or (without the

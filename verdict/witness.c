@@ -139,7 +139,7 @@ take_kmsg (struct verdict_evidence *ev, const struct verdict_kmsg_facts *km)
   else if (ev->as_group)
     ev->group_kill = VERDICT_TRUE;
   else
-    ev->group_kill = was_known && ev->have_group_key ? VERDICT_FALSE : VERDICT_NULL;
+    ev->group_kill = was_known && ev->have_group_key && !ev->group_open ? VERDICT_FALSE : VERDICT_NULL;
   ev->decisive = ev->as_group;
   /* v1 has no group kill: an ancestor's kill went one by one too. */
   if (ev->v1)

@@ -342,6 +342,11 @@ test_input (void)
             "the rules alone agree on oom_killed");
     ok (v.oom_killed == VERDICT_NULL && v.oom.kills == 1,
         "an incomplete record's kill is kept, init's part in it unknown");
+    /* The kernel counts the group kill after the kill: counters read in
+     * between and never again say nothing of it. */
+    is_int (v.oom.group_kill, VERDICT_NULL, "no group kill in counters not final: unknown, not false");
+    ok (strstr (v.message, "not as a group") == NULL, "the message does not say one by one (%s)",
+        v.message);
   }
 
   /* Counters read before the kill was counted (systemd removed the scope

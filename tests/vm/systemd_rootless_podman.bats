@@ -165,8 +165,9 @@ rm_and_verdict() {
 # (/dev/kmsg cannot be read from podman's user namespace, so no victims).
 # GAP: a watcher that gets no turn on a CPU between the kill and that
 # removal has read nothing of the kill; shim's verdict is then null with
-# that reason (or, read between the kill and the group kill's count, the
-# one-by-one reason), never false, and the test says so.  GAP, named as in
+# that reason (or, read between the kill and the group kill's count and
+# never again, "no group kill counted yet"), never false, and the test
+# says so.  GAP, named as in
 # systemd_podman.bats: podman's OOMKilled races the watcher's <bundle>/oom
 # marker; shown.
 @test "rootless podman: a memory hog is exit code 137, OOMKilled in shim's verdict (GAP: null when systemd removes the scope first); podman's OOMKilled shown (GAP: it races the watcher)" {
@@ -188,7 +189,7 @@ rm_and_verdict() {
   if [ "$v" = "Killed null" ]; then
     echo "GAP shown: $msg"
     [[ "$msg" == *"cgroup was removed before the watcher could read its last counters"* ||
-       "$msg" == *"OOM-killed one by one, not as a group"* ]]
+       "$msg" == *"OOM-killed with no group kill counted yet"* ]]
   else
     [ "$v" = "OOMKilled true" ]
   fi
