@@ -236,18 +236,29 @@ await_group_kill (struct watch *x)
   return poll (&p, 1, GROUP_KILL_WAIT_MS) > 0 && read_events_now (x);
 }
 
-/* The marker from the counters alone, read through the polled fds, before
- * the full snapshot (memory.stat costs a stats flush) or the kernel log's
- * records: conmon writes its exit file a few milliseconds after init is
- * gone, and podman looks at once.  Only once init is going. */
+/* The counters read now through the polled fds, then the bounded wait for
+ * a group kill still being counted (await_group_kill). */
+static bool
+read_events_awaited (struct watch *x)
+{
+  if (!read_events_now (x))
+    return false;
+  (void) await_group_kill (x);
+  return true;
+}
+
+/* The marker from the counters alone, read through the polled fds (FRESH:
+ * the loop read them at this wake), before the full snapshot (memory.stat
+ * costs a stats flush) or the kernel log's records: conmon writes its exit
+ * file a few milliseconds after init is gone, and podman looks at once.
+ * Only once init is going. */
 static void
-mark_early (struct watch *x)
+mark_early (struct watch *x, bool fresh)
 {
   const struct monitor *m = &x->w->m;
 
-  if (x->p->bundle_fd < 0 || x->marked || !read_events_now (x))
+  if (x->p->bundle_fd < 0 || x->marked || !(fresh || read_events_awaited (x)))
     return;
-  (void) await_group_kill (x);
   /* No kill counted yet: nothing to mark, and /proc is not read.  The
    * kernel signals a victim before it counts the kill, so init's state,
    * read after a count, is as new as the count. */
@@ -305,18 +316,6 @@ rush_timeout (const struct watch *x, int timeout)
   left = OOM_RUSH_MS - seconds_since (&x->rush_since) * 1000;
   left = left < 0 ? 0 : left + 1;
   return timeout < 0 || left < timeout ? (int) left : timeout;
-}
-
-/* init has exited: the marker now, before podman looks, with the group
- * kill's count if it is still to come (await_group_kill; once marked too:
- * the record needs the group kill, and runc removes the cgroup right after
- * it reaps init; measured on 6.12: a hog's record kept oom_group_kill 0
- * from a read made between the two counts). */
-static void
-quick_mark (struct watch *x)
-{
-  if (await_group_kill (x))
-    write_record (x, false);
 }
 
 /* ---- the end ----------------------------------------------------------- */
@@ -419,6 +418,7 @@ watch_loop (struct watch *x)
 {
   struct watcher *w = x->w;
   char ack[512];
+  bool fresh;
 
   for (;;)
     {
@@ -445,14 +445,14 @@ watch_loop (struct watch *x)
         }
       if (poll (pfd, 6, rush_timeout (x, init_exit_timeout (&x->ie))) < 0 && errno != EINTR)
         _exit (1);
-      /* The counters first, whatever woke the loop: those of a kill must
-       * be read before the cgroup is removed, and under load a wake may
-       * get only one short turn on a CPU before systemd removes an
-       * emptied scope. */
-      if ((pfd[0].revents | pfd[1].revents | pfd[2].revents | pfd[3].revents)
-              & (POLLIN | POLLPRI | POLLERR)
-          && read_events_now (x))
-        (void) await_group_kill (x);
+      /* The counters first, whatever of the cgroup or init woke the loop:
+       * those of a kill must be read before the cgroup is removed, and
+       * under load a wake may get only one short turn on a CPU before
+       * systemd removes an emptied scope.  The rest of this wake uses
+       * them. */
+      fresh = ((pfd[0].revents | pfd[1].revents | pfd[2].revents | pfd[3].revents)
+               & (POLLIN | POLLPRI | POLLERR))
+              && read_events_awaited (x);
       /* The caller's end (`delete` removed the state): no one is left to tell. */
       if ((pfd[4].revents & POLLIN) && stop_requested (x))
         _exit (0);
@@ -470,12 +470,12 @@ watch_loop (struct watch *x)
          * runc. */
         if (ev && container_ended (x))
           continue;
-        /* The counters kept and the marker made (write_record) at once,
-         * then the bounded wait for a group kill still being counted. */
-        if ((ev & INIT_EXIT_EXITED) && read_events_now (x))
+        /* The counters read at this wake (after the exit, and after the
+         * wait for a group kill still being counted: runc removes the
+         * cgroup right after it reaps init) kept and the marker made
+         * (write_record) at once. */
+        if ((ev & INIT_EXIT_EXITED) && fresh)
           write_record (x, false);
-        if (ev & INIT_EXIT_EXITED)
-          quick_mark (x);
         if (ev & INIT_EXIT_STATUS_KNOWN)
           write_record (x, false);
         if (ev)
@@ -486,7 +486,7 @@ watch_loop (struct watch *x)
       if (pfd[5].revents & (POLLIN | POLLERR))
         {
           bool rush;
-          mark_early (x);
+          mark_early (x, fresh);
           /* An OOM report is a few dozen records, and the kill comes at
            * its end: in a rush, the marker is looked at between batches. */
           if ((rush = marker_first (x)))
@@ -498,12 +498,13 @@ watch_loop (struct watch *x)
           x->deferred = x->deferred || rush;
         }
       /* kernfs reports a change until it is read through the polled fd
-       * (monitor_update reads memory.events.local's). */
-      if (pfd[1].revents & (POLLPRI | POLLERR))
+       * (monitor_update reads memory.events.local's; a fresh read read
+       * both). */
+      if ((pfd[1].revents & (POLLPRI | POLLERR)) && !fresh)
         (void) !pread (w->tree_fd, ack, sizeof ack, 0);
       if ((pfd[0].revents | pfd[1].revents) & (POLLPRI | POLLIN | POLLERR))
         {
-          mark_early (x);
+          mark_early (x, fresh);
           if (marker_first (x))
             x->deferred = true;
           else
