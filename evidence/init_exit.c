@@ -30,28 +30,112 @@
 #define AFTER_INIT_RECHECK_MS 1000
 
 void
-init_exit_init (struct init_exit *ie, int pidfd)
+init_exit_init (struct init_exit *ie, int pidfd, int64_t pid)
 {
   const char *no = getenv (TEST_NO_PIDFD_EXIT_ENV);
   int probe;
 
-  *ie = (struct init_exit){ .pidfd = pidfd, .ts = { .fd = -1 } };
+  *ie = (struct init_exit){ .pidfd = pidfd, .pid = pid > 0 ? pid : 0, .ts = { .fd = -1 } };
   ie->follow_status = pidfd >= 0 && !(no && *no) && pidfd_exit_status (pidfd, &probe) >= 0;
 }
 
 void
-init_exit_listen (struct init_exit *ie, int64_t pid, bool before_reap)
+init_exit_listen (struct init_exit *ie, bool before_reap)
 {
   const char *no = getenv (TEST_NO_TASKSTATS_ENV);
   shim_error_t err = NULL;
 
-  if ((ie->follow_status && !before_reap) || ie->pidfd < 0 || pid <= 0 || pid > UINT32_MAX || (no && *no))
+  if ((ie->follow_status && !before_reap) || ie->pidfd < 0 || ie->pid <= 0 || ie->pid > UINT32_MAX
+      || (no && *no))
     return;
   /* Not being able to listen is this host's limit, not an error: the
    * verdict then says the status was not known (or, where the pidfd keeps
    * it, learns it at the reap). */
-  if (taskstats_watch_open (&ie->ts, (uint32_t) pid, &err) < 0)
+  if (taskstats_watch_open (&ie->ts, (uint32_t) ie->pid, &err) < 0)
     shim_error_release (&err);
+}
+
+static bool
+read_proc (int64_t pid, const char *name, char *buf, size_t size)
+{
+  char path[64];
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/proc/%lld/%s", (long long) pid, name);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  n = fd < 0 ? -1 : read (fd, buf, size - 1);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  return true;
+}
+
+#define EXIT_CODE_FIELD 52
+int
+init_exit_zombie_status (const char *stat, bool permitted, int *status)
+{
+  /* The fields after the comm, which may hold anything up to its last
+   * ')', are one space apart; the first is the state, field 3. */
+  const char *p = strrchr (stat, ')');
+  long code;
+  char *end;
+  int field;
+
+  if (p == NULL || p[1] != ' ' || p[2] != 'Z')
+    return 0;
+  p += 2;
+  for (field = 3; field < EXIT_CODE_FIELD; field++)
+    if ((p = strchr (p, ' ')) == NULL)
+      return 0;
+    else
+      p++;
+  errno = 0;
+  code = strtol (p, &end, 10);
+  if (end == p || errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+    return 0;
+  /* An exit code in bits 8-15, or a signal (and the core bit) in 0-7;
+   * 0x7f there is a stop, not a death. */
+  if (code < 0 || code > 0xffff || (code & 0x7f) == 0x7f || ((code & 0xff) && (code & 0xff00))
+      || (code == 0 && !permitted))
+    return 0;
+  *status = (int) code;
+  return 1;
+}
+
+/* Only the zombie can tell: the pidfd keeps no status (before 6.15) and
+ * no taskstats record came (no CAP_NET_ADMIN: rootless). */
+static bool
+zombie_may_tell (const struct init_exit *ie)
+{
+  return !ie->known && !ie->follow_status && ie->pidfd >= 0 && ie->pid > 0;
+}
+
+/* init has exited and is a zombie until its reaper (conmon, a subreaper)
+ * reaps it: its /proc/PID/stat, read before, says how it died.  The
+ * reaper races this read; where it wins, the status stays unknown.  Its
+ * exe link, checked with the same ptrace access as stat's exit code,
+ * answers EACCES without it and ENOENT with it (a zombie has no mm).  The
+ * pidfd, signalled last, says that PID was still init's (ESRCH once
+ * reaped; EPERM is an answer of the living): a pid is reused only once
+ * reaped. */
+static void
+learn_from_zombie (struct init_exit *ie)
+{
+  char buf[2048], path[64], link[8];
+  bool permitted;
+  int status;
+
+  if (!zombie_may_tell (ie) || !read_proc (ie->pid, "stat", buf, sizeof buf))
+    return;
+  snprintf (path, sizeof path, "/proc/%lld/exe", (long long) ie->pid);
+  permitted = readlink (path, link, sizeof link) >= 0 || errno != EACCES;
+  if (init_exit_zombie_status (buf, permitted, &status) == 1
+      && (syscall (SYS_pidfd_send_signal, ie->pidfd, 0, NULL, 0) == 0 || errno == EPERM))
+    {
+      ie->known = true;
+      ie->status = status;
+    }
 }
 
 /* init's thread group has exited: its taskstats records are queued. */
@@ -99,6 +183,7 @@ init_exit_event (struct init_exit *ie, short revents)
       /* Without a status to wait for, the pidfd has told all it can. */
       ie->done = !ie->follow_status;
       learn_from_taskstats (ie);
+      learn_from_zombie (ie);
       if (ie->known)
         news |= INIT_EXIT_STATUS_KNOWN;
     }
@@ -119,6 +204,20 @@ init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd, vo
   /* The cgroup is empty: every task of it has passed cgroup_exit, which
    * do_exit runs after taskstats_exit, so init's records are queued. */
   learn_from_taskstats (ie);
+  /* Where only the zombie can tell: init, out of the cgroup, becomes one
+   * at exit_notify, which follows; its pidfd turns readable then. */
+  if (!ie->exited && zombie_may_tell (ie))
+    {
+      p[0].events = POLLIN;
+      while (!ie->exited && poll (p, 2, REAP_WAIT_MS) > 0)
+        {
+          if (p[0].revents)
+            (void) init_exit_event (ie, p[0].revents);
+          else if (stop && stop (stop_fd, arg))
+            return false;
+        }
+      p[0].events = 0;
+    }
   if (!ie->follow_status || ie->known)
     return true;
   while (!ie->done && poll (p, 2, REAP_WAIT_MS) > 0)
@@ -142,26 +241,11 @@ init_exit_wait_reap (struct init_exit *ie, int stop_fd, bool (*stop) (int fd, vo
  * A group kill that skipped init (oom_score_adj -1000) leaves none of
  * these. */
 #define PF_EXITING_FLAG 0x4u
-static bool
-read_proc (int64_t pid, const char *name, char *buf, size_t size)
-{
-  char path[64];
-  cleanup_close int fd = -1;
-  ssize_t n;
-
-  snprintf (path, sizeof path, "/proc/%lld/%s", (long long) pid, name);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  n = fd < 0 ? -1 : read (fd, buf, size - 1);
-  if (n <= 0)
-    return false;
-  buf[n] = '\0';
-  return true;
-}
-
 #define SIGKILL_BIT (1ULL << (SIGKILL - 1))
 bool
-init_exit_going (const struct init_exit *ie, int64_t pid)
+init_exit_going (const struct init_exit *ie)
 {
+  int64_t pid = ie->pid;
   char buf[2048];
   unsigned long long pnd = 0, shd = 0;
   unsigned flags = 0;

@@ -268,7 +268,7 @@ mark_early (struct watch *x, bool fresh)
   /* The counters again once init is seen going: the kernel counts the
    * group kill after it has signalled the group, and a verdict from the
    * first read, without it, would not be sure. */
-  if ((x->going = x->going || init_exit_going (&x->ie, x->p->init_pid)) && read_events_now (x))
+  if ((x->going = x->going || init_exit_going (&x->ie)) && read_events_now (x))
     mark_if_oom (x, false);
 }
 
@@ -705,9 +705,9 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
   x.written_local = w->m.baseline.events_local;
   x.written_tree = w->m.baseline.events;
   clock_gettime (CLOCK_MONOTONIC, &x.written_at);
-  /* Followed only where the kernel keeps a reaped process's exit status
-   * for its pidfds; elsewhere the verdict says the status was not known. */
-  init_exit_init (&x.ie, p->init_pidfd);
+  /* init's exit through its pidfd; its status where a witness has it
+   * (init_exit.h), else the verdict says it was not known. */
+  init_exit_init (&x.ie, p->init_pidfd, p->init_pid);
   {
     struct watcher_record r = as_record (&x, false);
     /* The record exists before the container runs: one that dies at once
@@ -735,7 +735,7 @@ spawn (struct watcher *w, const struct watcher_policy *p, shim_error_t *err)
         _exit (0);
       /* Before the caller goes on (it waits for "ready"), so that init
        * can hardly exit before the listener exists. */
-      init_exit_listen (&x.ie, p->init_pid, p->bundle_fd >= 0);
+      init_exit_listen (&x.ie, p->bundle_fd >= 0);
       (void) !write (ready_w, "1", 1);
       close (ready_w);
       /* The counters of an OOM kill must be read between the kill and the

@@ -14,10 +14,11 @@ SUBREAPER=$REPO/tests/helpers/subreaper
 
 # create_under_subreaper: `shim create` as a child of the subreaper, which
 # then inherits init; $REAPER_PID.  $WATCHER_ENV: VAR=VALUE words for it
-# (and so its watcher).
+# (and so its watcher).  $HOLD: a fifo; init stays a zombie until
+# release_hold.
 create_under_subreaper() {
-	env SHIM_TEST_TAG="$TAG" ${WATCHER_ENV:-} "$SUBREAPER" "$SHIM_BIN" --root "$STATE" create --bundle "$BUNDLE" \
-		--pid-file "$T/pid" "$ID" 3>&- &
+	env SHIM_TEST_TAG="$TAG" ${WATCHER_ENV:-} "$SUBREAPER" ${HOLD:+--hold "$HOLD"} "$SHIM_BIN" --root "$STATE" \
+		create --bundle "$BUNDLE" --pid-file "$T/pid" "$ID" 3>&- &
 	REAPER_PID=$!
 	timeout 10 sh -c 'until [ -s "$1" ]; do sleep 0.05; done' _ "$T/pid"
 }
@@ -195,10 +196,54 @@ stopped_watcher_then_reap() {
 	shim delete "$ID"
 }
 
-@test "neither a pidfd status nor a taskstats listener: the verdict says the status was not known" {
-	make_bundle exit3
+# release_hold: let the subreaper reap the zombie it holds.
+release_hold() {
+	timeout 10 sh -c 'echo > "$1"' _ "$HOLD"
+}
+
+# Without both (before 6.15, rootless: no CAP_NET_ADMIN), init's zombie
+# tells, read before the subreaper reaps it; conmon races that read.
+@test "neither a pidfd status nor taskstats: kill -9 from outside, read from init's zombie, is Killed by SIGKILL" {
+	make_bundle sleeper
+	HOLD=$T/hold
+	mkfifo "$HOLD"
 	WATCHER_ENV="SHIM_TEST_NO_PIDFD_EXIT=1 SHIM_TEST_NO_TASKSTATS=1" create_under_subreaper
 	shim start "$ID"
+	kill -9 "$(cat "$T/pid")"
+	wait_recorded
+	release_hold
+	wait "$REAPER_PID"
+	assert_eq "$(verdict_field .reason)" Killed
+	assert_eq "$(verdict_field .signal)" SIGKILL
+	assert_eq "$(verdict_field .killed_by)" outside
+	assert_eq "$(jq -r .status "$STATE/$ID/record.json")" 9
+	shim delete "$ID"
+}
+
+@test "neither a pidfd status nor taskstats: init's exit 3, read from its zombie" {
+	make_bundle exit3
+	HOLD=$T/hold
+	mkfifo "$HOLD"
+	WATCHER_ENV="SHIM_TEST_NO_PIDFD_EXIT=1 SHIM_TEST_NO_TASKSTATS=1" create_under_subreaper
+	shim start "$ID"
+	wait_recorded
+	release_hold
+	wait "$REAPER_PID"
+	assert_eq "$(verdict_field .reason)" Exited
+	assert_eq "$(verdict_field .exit_code)" 3
+	shim delete "$ID"
+}
+
+# The reaper first: the watcher, held up with SIGSTOP, finds no zombie.
+@test "neither a pidfd status nor taskstats, init reaped before the watcher looks: the status was not known" {
+	make_bundle exit3
+	WATCHER_ENV="SHIM_TEST_NO_PIDFD_EXIT=1 SHIM_TEST_NO_TASKSTATS=1" create_under_subreaper
+	w=$(watcher_pid)
+	[ -n "$w" ]
+	kill -STOP "$w"
+	shim start "$ID"
+	timeout 10 sh -c 'while [ -e /proc/$1 ]; do sleep 0.02; done' _ "$(cat "$T/pid")"
+	kill -CONT "$w"
 	wait "$REAPER_PID"
 	wait_recorded
 	assert_eq "$(verdict_field .reason)" Unknown
