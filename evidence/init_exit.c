@@ -123,15 +123,24 @@ static void
 learn_from_zombie (struct init_exit *ie)
 {
   char buf[2048], path[64], link[8];
-  bool permitted;
+  bool permitted = false, got = false;
   int status;
 
-  if (!zombie_may_tell (ie) || !read_proc (ie->pid, "stat", buf, sizeof buf))
+  if (!zombie_may_tell (ie))
     return;
-  snprintf (path, sizeof path, "/proc/%lld/exe", (long long) ie->pid);
-  permitted = readlink (path, link, sizeof link) >= 0 || errno != EACCES;
-  if (init_exit_zombie_status (buf, permitted, &status) == 1
-      && (syscall (SYS_pidfd_send_signal, ie->pidfd, 0, NULL, 0) == 0 || errno == EPERM))
+  if (read_proc (ie->pid, "stat", buf, sizeof buf))
+    {
+      snprintf (path, sizeof path, "/proc/%lld/exe", (long long) ie->pid);
+      permitted = readlink (path, link, sizeof link) >= 0 || errno != EACCES;
+      got = init_exit_zombie_status (buf, permitted, &status) == 1;
+    }
+  if (syscall (SYS_pidfd_send_signal, ie->pidfd, 0, NULL, 0) < 0 && errno != EPERM)
+    {
+      /* Whatever was read may not have been init's. */
+      ie->reaped_first = errno == ESRCH;
+      return;
+    }
+  if (got)
     {
       ie->known = true;
       ie->status = status;

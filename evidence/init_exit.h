@@ -23,6 +23,8 @@ struct init_exit
   bool done;          /* nothing more to learn from the pidfd */
   bool known;         /* status is init's wait status */
   int status;
+  /* Only its zombie could tell, and init was reaped before it was read. */
+  bool reaped_first;
   /* Where the pidfd keeps no status: the kernel's taskstats record of
    * init's exit (ts.fd -1: not listening). */
   struct taskstats_watch ts;

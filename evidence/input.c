@@ -77,6 +77,10 @@ evidence_input_record (struct evidence_sources *s, const struct watcher_record *
   in->at_oom = r->have_fullest ? &r->fullest : NULL;
   in->have_status = r->have_status;
   in->status = r->status;
+  if (r->status_reaped_first)
+    in->status_unknown_reason = "the engine reaped init before the watcher read it; before Linux "
+                                "6.15 a pidfd keeps no exit status, and taskstats needs "
+                                "CAP_NET_ADMIN";
   in->oom_group_emulated = r->oom_group_emulated;
   in->oom_group_left = r->oom_group_left;
   in->ancestor_baseline = r->have_ancestor_baseline ? &r->ancestor_baseline : NULL;

@@ -76,6 +76,7 @@ as_record (const struct watch *x, bool ended)
                                   .ancestor_final = x->ancestor_final,
                                   .ended = ended,
                                   .have_status = x->ie.known,
+                                  .status_reaped_first = !x->ie.known && x->ie.reaped_first,
                                   .status = x->ie.status,
                                   .oom_group_emulated = m->group_killed,
                                   .oom_group_left = m->group_left,

@@ -40,6 +40,9 @@ struct watcher_record
   bool ended; /* the watcher saw the cgroup empty (populated 0) or vanish */
   bool have_status;
   int status; /* init's wait status, from the kernel (pidfd_exit_status) */
+  /* Without it: only init's zombie could have told, and the engine reaped
+   * it first. */
+  bool status_reaped_first;
   struct kmsg_evidence kmsg; /* access KMSG_NOT_READ: no reader was armed */
   /* cgroup v1: the watcher killed the container's tasks after an OOM kill
    * in it, emulating memory.oom.group (monitor_emulate_oom_group). */

@@ -41,6 +41,7 @@ watcher_record_write (int dirfd, const char *name, const struct watcher_record *
       || !json_str (g, "kmsg") || kmsg_evidence_gen (g, &r->kmsg, err) < 0
       || !json_kv_bool (g, "oom_group_emulated", r->oom_group_emulated)
       || !json_kv_int (g, "oom_group_left", r->oom_group_left)
+      || !json_kv_bool (g, "status_reaped_first", r->status_reaped_first)
       || yajl_gen_map_close (g) != yajl_gen_status_ok
       || yajl_gen_get_buf (g, &buf, &len) != yajl_gen_status_ok)
     return shim_error_plain (err, ENOMEM, "watch record `%s`", name);
@@ -66,6 +67,7 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
   cleanup_yajl_val yajl_val root = NULL;
   const char *ended[] = { "ended", NULL }, *status[] = { "status", NULL }, *kmsg[] = { "kmsg", NULL };
   const char *emulated[] = { "oom_group_emulated", NULL }, *left[] = { "oom_group_left", NULL };
+  const char *reaped[] = { "status_reaped_first", NULL };
   yajl_val st, k;
   char ebuf[256];
 
@@ -95,6 +97,8 @@ watcher_record_read (int dirfd, const char *name, struct watcher_record *out, sh
       out->have_status = true;
       out->status = (int) YAJL_GET_INTEGER (st);
     }
+  else
+    out->status_reaped_first = YAJL_IS_TRUE (yajl_tree_get (root, reaped, yajl_t_any));
   /* A record of an older watcher has no "kmsg": not read. */
   k = yajl_tree_get (root, kmsg, yajl_t_any);
   if (k && !YAJL_IS_NULL (k) && kmsg_evidence_from_tree (k, name, &out->kmsg, err) < 0)

@@ -355,6 +355,17 @@ put_oom_details (struct sbuf *b, const struct verdict *v, const struct verdict_e
     put (b, ")");
 }
 
+/* What follows "its exit status was not known": " here", or ": why"
+ * where the evidence layer said why. */
+static const char *
+status_unknown (const struct verdict_input *in, char *buf, size_t len)
+{
+  if (!in->status_unknown_reason)
+    return " here";
+  snprintf (buf, len, ": %s", in->status_unknown_reason);
+  return buf;
+}
+
 /* "container x was OOM-killed: it hit its 64 MiB memory limit (...)" */
 static void
 put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct verdict *v,
@@ -364,8 +375,13 @@ put_oom_killed (struct sbuf *b, const struct verdict_input *in, const struct ver
 
   if (v->have_memory_limit)
     verdict_format_size (v->memory_limit, sz, sizeof sz);
-  put (b, "container %s was OOM-killed%s: ", in->container_id,
-       in->have_status ? "" : " (its exit status was not known here)");
+  char unknown[256];
+
+  if (in->have_status)
+    put (b, "container %s was OOM-killed: ", in->container_id);
+  else
+    put (b, "container %s was OOM-killed (its exit status was not known%s): ", in->container_id,
+         status_unknown (in, unknown, sizeof unknown));
   if (ev->scope == VERDICT_SCOPE_CONTAINER)
     put (b, "it hit its %s%smemory limit", sz, sz[0] ? " " : "");
   else if (ev->scope == VERDICT_SCOPE_NONE)
@@ -554,7 +570,7 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
   const char *id = in->container_id;
   struct sbuf m = { v->message, sizeof v->message, 0 };
   struct sbuf *b = &m;
-  char why[sizeof v->unknown_reason], sig[24];
+  char why[sizeof v->unknown_reason], sig[24], unknown[256], clause[300];
 
   why_text (in, v, f, ev->known ? VERDICT_WHY_NONE : ev->why, why, sizeof why);
   why_text (in, v, f, f->unknown, v->unknown_reason, sizeof v->unknown_reason);
@@ -623,10 +639,9 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
            kill_mode (ev));
       break;
     case VERDICT_STORY_STOPPED_UNKNOWN:
-      put (b,
-           "container %s stopped; its exit status was not known here and whether it was "
-           "OOM-killed is unknown: %s",
-           id, v->unknown_reason);
+      put (b, "container %s stopped; its exit status was not known%s and whether it was "
+              "OOM-killed is unknown: %s",
+           id, status_unknown (in, unknown, sizeof unknown), v->unknown_reason);
       break;
     case VERDICT_STORY_STOPPED_ONE_BY_ONE:
       put (b,
@@ -641,7 +656,9 @@ verdict_tell (const struct verdict_input *in, const struct verdict_facts *f, str
       break;
     case VERDICT_STORY_STOPPED_NO_OOM:
       put (b, "container %s stopped%s", id, ev->cls == VERDICT_CLASS_BELONGS ? ", " : " ");
-      put_no_oom (b, in, f, " (its exit status was not known here)");
+      snprintf (clause, sizeof clause, " (its exit status was not known%s)",
+                status_unknown (in, unknown, sizeof unknown));
+      put_no_oom (b, in, f, clause);
       break;
     case VERDICT_STORY_SIGNALED:
       verdict_signal_name (v->signal, sig, sizeof sig);

@@ -242,6 +242,9 @@ struct verdict_input
   /* init's status as from waitpid(); the hook never has one. */
   bool have_status;
   int status;
+  /* Without it: why, as a clause ("the engine reaped init before ...");
+   * NULL: not said. */
+  const char *status_unknown_reason;
   /* VERDICT_SIGBIT(sig) for every signal `shim kill` sent the container. */
   uint64_t signals_sent;
   /* The record of signals could not be read: signals_sent is not

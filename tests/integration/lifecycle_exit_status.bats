@@ -247,7 +247,8 @@ release_hold() {
 	wait "$REAPER_PID"
 	wait_recorded
 	assert_eq "$(verdict_field .reason)" Unknown
-	assert_contains "$(verdict_field .message)" "exit status was not known"
+	assert_contains "$(verdict_field .message)" "its exit status was not known: the engine reaped init before the watcher read it"
 	assert_eq "$(jq -r .status "$STATE/$ID/record.json")" null
+	assert_eq "$(jq -r .status_reaped_first "$STATE/$ID/record.json")" true
 	shim delete "$ID"
 }

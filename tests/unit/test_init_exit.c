@@ -234,7 +234,8 @@ observed_as (uid_t as, bool undumpable)
       struct init_exit ie;
       if (!become (as) || observe ((int) syscall (SYS_pidfd_open, target, 0), target, &ie) < 0)
         _exit (2);
-      _exit (ie.known && ie.status == 0 ? 1 : 0);
+      /* Not known, and not for want of the zombie. */
+      _exit (ie.known && ie.status == 0 ? 1 : ie.reaped_first ? 3 : 0);
     }
   if (waitpid (observer, &st, 0) < 0 || waitpid (target, NULL, 0) < 0 || !WIFEXITED (st))
     return -1;
@@ -256,12 +257,14 @@ test_live (void)
           "kill -9, the zombie read before its reap: exited, status known");
   ok (ie.known && ie.status == st && WTERMSIG (ie.status) == SIGKILL,
       "  SIGKILL, the wait status the reaper got (%#x, %#x)", ie.status, st);
+  ok (!ie.reaped_first, "  not reaped first");
 
   pid = spawn (SLEEP);
   kill (pid, SIGKILL);
   news = follow (pid, true, &ie, &st);
   is_int (news, INIT_EXIT_EXITED, "kill -9, reaped before the watcher looked: exited, status not known");
   ok (!ie.known, "  not known");
+  ok (ie.reaped_first, "  and said: reaped first");
 
   pid = spawn (EXIT_3);
   news = follow (pid, false, &ie, &st);

@@ -49,6 +49,7 @@ struct row
   int init_pid;         /* 0: not known (the kernel log's victim is 4121) */
   bool km_short;        /* the log names one kill, fewer than the counters */
   int km_relisted;      /* kills counted twice: a group's victim listed again */
+  const char *status_why; /* why init's status is not known (NULL: not said) */
 };
 
 #define NUL VERDICT_NULL
@@ -300,6 +301,22 @@ static const struct row rows[] = {
     { "container c1 stopped with no OOM kill counted in its cgroup (its exit status was not "
       "known here)" },
     NULL },
+  /* The evidence layer says why the status is not known: each story that
+   * says it was not known says why. */
+  { "no status, and why: OOM-killed", Z, Z, { 1, 3, 1 }, { 1, 3, 1 }, S_BOTH, ST_NONE, 0, 0, false,
+    NULL, 0, 0, VERDICT_OOM_KILLED, T, true, CONT, 3, 0, T, NOBY,
+    { "container c1 was OOM-killed (its exit status was not known: init was reaped first): it hit" },
+    "--memory 128M", .status_why = "init was reaped first" },
+  { "no status, and why: no kill", Z, Z, Z, Z, S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0,
+    VERDICT_UNKNOWN, F, false, NOSCOPE, 0, 0, NUL, NOBY,
+    { "container c1 stopped with no OOM kill counted in its cgroup (its exit status was not "
+      "known: init was reaped first)" },
+    NULL, .status_why = "init was reaped first" },
+  { "no status, and why: nested kills, init's pid not known", Z, Z, Z, { 1, 2, 1 }, S_BOTH,
+    ST_NONE, 0, 0, false, NULL, 0, 0, VERDICT_UNKNOWN, NUL, true, NOSCOPE, 0, 2, F, NOBY,
+    { "container c1 stopped; its exit status was not known: init was reaped first and whether it "
+      "was OOM-killed is unknown" },
+    NULL, .km = K_NESTED, .status_why = "init was reaped first" },
   { "hook: nested kills only", Z, Z, Z, { 1, 2, 1 }, S_BOTH, ST_NONE, 0, 0, false, NULL, 0, 0,
     VERDICT_UNKNOWN, F, true, NOSCOPE, 0, 2, F, NOBY,
     { "container c1 stopped with no OOM kill of its own (its exit status was not known here); "
@@ -555,6 +572,7 @@ compute_row (const struct row *r, struct verdict *v)
     .signals_unknown = r->signals_unknown,
     .signals_unseen = r->signals_unseen,
     .init_pid = r->init_pid,
+    .status_unknown_reason = r->status_why,
   };
 
   make_snap (&base, r->bl, r->bt, r->snaps);
