@@ -105,6 +105,29 @@ vm_suites() {
   done
 }
 
+# vm_retry_crash CMD...: CMD, a tests/vm/run command, and once more when
+# the guest kernel crashed (vm/run's 125 with a panic or an oops in the
+# console's tail): under TCG, 6.18 died once in ten local CI runs of a
+# double fault in the slab allocator, under `ctr`'s write to a socket.
+# The first run's output stays, as comments, so the crash is seen; a
+# second crash fails the suite.
+vm_retry_crash() {
+  local first rc
+  first=$(mktemp)
+  "$@" >"$first" 2>&1
+  rc=$?
+  if [ "$rc" -eq 125 ] && grep -qE 'Kernel panic|PANIC: |Oops: ' "$first"; then
+    sed 's/^/# first run: /' "$first"
+    rm -f "$first"
+    echo "# the guest kernel crashed (above): the suite runs once more"
+    "$@"
+    return
+  fi
+  cat "$first"
+  rm -f "$first"
+  return "$rc"
+}
+
 # vm_background DIR: every VM suite in turn, each one's output, exit
 # status and seconds in DIR/N.{name,out,rc,secs}; DIR/done at the end.
 # The words of each command are file names and options: no quoting needed.
@@ -116,7 +139,7 @@ vm_background() {
     printf '%s\n' "$cmd" >"$dir/$n.cmd"
     start=$(date +%s)
     # shellcheck disable=SC2086
-    $cmd >"$dir/$n.out" 2>&1 </dev/null
+    vm_retry_crash $cmd >"$dir/$n.out" 2>&1 </dev/null
     rc=$?
     echo "$rc" >"$dir/$n.rc"
     echo $(($(date +%s) - start)) >"$dir/$n.secs"
@@ -180,7 +203,7 @@ for s in $suites; do
     else
       while IFS=$'\t' read -r name cmd; do
         # shellcheck disable=SC2086
-        tap "$name" $cmd
+        tap "$name" vm_retry_crash $cmd
       done < <(vm_suites)
     fi ;;
   esac
