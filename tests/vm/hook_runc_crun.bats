@@ -66,7 +66,17 @@ two_at_once() {
   [ "$(hv "$oom" .reason)" = OOMKilled ]
   [ "$(hv "$oom" .oom_killed)" = true ]
   [ "$(hv "$oom" .oom.scope)" = container ]
-  [ "$(hv "$oom" .oom.group_kill)" = true ]
+  # GAP: the kernel counts the group kill after it has printed the first
+  # victim's line (a serial console under TCG), and the runtime removes
+  # the cgroup right after it reaps init; a watcher whose last read fell
+  # between the two counts keeps an incomplete record, and group_kill is
+  # then null, never false.
+  if [ "$(hv "$oom" .oom.group_kill)" = null ]; then
+    echo "GAP shown: group_kill null, record $(hdoc "$oom" .record)"
+    [ "$(hdoc "$oom" .record)" = incomplete ]
+  else
+    [ "$(hv "$oom" .oom.group_kill)" = true ]
+  fi
   [ "$(hv "$oom" .memory_limit)" = 67108864 ]
   # The watcher learns init's wait status although a hook never gets it:
   # its pidfd on init once the runtime reaps it (6.15+, PIDFD_INFO_EXIT),
@@ -156,7 +166,7 @@ nested_only() {
   [ ! -e "$BATS_TEST_TMPDIR/$id/oom" ]
 }
 
-@test "runc: a memory hog is OOMKilled and a kill -9 is not, two containers at once" {
+@test "runc: a memory hog is OOMKilled and a kill -9 is not, two containers at once (GAP: group_kill null when the cgroup is removed before the group kill is counted)" {
   two_at_once runc
 }
 
@@ -164,7 +174,7 @@ nested_only() {
   nested_only runc
 }
 
-@test "crun: a memory hog is OOMKilled and a kill -9 is not, two containers at once" {
+@test "crun: a memory hog is OOMKilled and a kill -9 is not, two containers at once (GAP: group_kill null when the cgroup is removed before the group kill is counted)" {
   two_at_once crun
 }
 
