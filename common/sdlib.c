@@ -15,7 +15,6 @@ static const struct
   size_t offset;
 } symbols[] = {
 #define SYM(field, name) { name, offsetof (struct sdlib, field) }
-  SYM (journal_sendv, "sd_journal_sendv"),
   SYM (bus_new, "sd_bus_new"),
   SYM (bus_set_address, "sd_bus_set_address"),
   SYM (bus_start, "sd_bus_start"),

@@ -1,28 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libsystemd, loaded (dlopen) the first time a command needs it: the
- * systemd cgroup driver and the journal.  Linked in, it and the five
- * libraries it pulls in are loaded and relocated at every start of shim,
- * the hook and the shim v2, most of which never talk to systemd. */
+ * systemd cgroup driver's sd-bus.  Linked in, it and the five libraries it
+ * pulls in are loaded and relocated at every start of shim, the hook and
+ * the shim v2, most of which never talk to systemd.  (The journal is
+ * spoken to without it: history/journal.c.) */
 #ifndef SHIM_SDLIB_H
 #define SHIM_SDLIB_H
 
 #include <stdbool.h>
-#include <sys/uio.h>
 #include <systemd/sd-bus.h>
 
 #include "common/error.h"
 
 #define SDLIB_SONAME "libsystemd.so.0"
 
-/* The functions used, typed by libsystemd's own declarations; but
- * sd_journal_sendv's, written out: <systemd/sd-journal.h> includes
- * <syslog.h>, whose LOG_WARNING, LOG_INFO and LOG_DEBUG macros would
- * replace common/log.h's levels with out-of-range numbers in every file
- * that includes this one (a `--log-format json` line indexed its level
- * names with syslog's 7 and crashed). */
+/* The functions used, typed by libsystemd's own declarations. */
 struct sdlib
 {
-  int (*journal_sendv) (const struct iovec *iov, int n);
   __typeof__ (sd_bus_new) *bus_new;
   __typeof__ (sd_bus_set_address) *bus_set_address;
   __typeof__ (sd_bus_start) *bus_start;

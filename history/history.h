@@ -108,8 +108,11 @@ void history_journal_fields_free (char **f, size_t n);
 /* syslog priority of a verdict: OOMKilled 4 (warning), Unknown 4, Killed
  * and Signaled 5 (notice), Exited non-zero 5, Exited 0 6 (info). */
 int history_journal_priority (const struct verdict *v);
-/* Send them; no journal socket is no error and prints nothing (0). */
+/* Send them to journald; no journal socket is no error and prints nothing
+ * (0).  _at: to the native socket at SOCKET_PATH (tests). */
 int history_journal_send (const struct history_event *e, const char *ident, shim_error_t *err);
+int history_journal_send_at (const char *socket_path, const struct history_event *e, const char *ident,
+                             shim_error_t *err);
 
 /* ---- the store ---- */
 

@@ -3,17 +3,22 @@
  * fields, so that `journalctl SHIM_OOM_KILLED=true` lists the OOM kills.
  * (No common/log.h here: its LOG_* names are syslog.h's too.) */
 #include "history/history.h"
-#include "common/sdlib.h"
+#include "common/util.h"
 
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
-/* Where sd_journal_sendv sends. */
+/* Where journald listens for native messages. */
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 int
@@ -127,42 +132,147 @@ history_journal_fields_free (char **f, size_t n)
   free (f);
 }
 
+/* journald's native protocol (systemd.io, "Native Journal Protocol"), as
+ * sd_journal_sendv speaks it: one datagram of fields, each "KEY=value\n",
+ * or "KEY\n", the value's length as 64-bit little endian, the value and
+ * "\n" where the value holds a newline.  Spoken here rather than through
+ * libsystemd: loading it and the five libraries it pulls in cost more
+ * than the rest of a container's end. */
+static int
+append (char **buf, size_t *len, size_t *cap, const void *data, size_t n)
+{
+  if (*len + n > *cap)
+    {
+      size_t c = *cap ? *cap : 1024;
+      char *g;
+      while (c < *len + n)
+        c *= 2;
+      if ((g = realloc (*buf, c)) == NULL)
+        return -1;
+      *buf = g;
+      *cap = c;
+    }
+  memcpy (*buf + *len, data, n);
+  *len += n;
+  return 0;
+}
+
+static int
+encode (char **f, size_t n, char **out, size_t *out_len)
+{
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *eq = strchr (f[i], '=');
+      const char *value = eq ? eq + 1 : "";
+      size_t key_len = eq ? (size_t) (eq - f[i]) : strlen (f[i]), value_len = strlen (value);
+      int bad;
+
+      if (strchr (value, '\n') == NULL)
+        bad = append (&buf, &len, &cap, f[i], strlen (f[i])) < 0 || append (&buf, &len, &cap, "\n", 1) < 0;
+      else
+        {
+          uint64_t le = htole64 ((uint64_t) value_len);
+          bad = append (&buf, &len, &cap, f[i], key_len) < 0 || append (&buf, &len, &cap, "\n", 1) < 0
+                || append (&buf, &len, &cap, &le, sizeof (le)) < 0
+                || append (&buf, &len, &cap, value, value_len) < 0 || append (&buf, &len, &cap, "\n", 1) < 0;
+        }
+      if (bad)
+        {
+          free (buf);
+          return -1;
+        }
+    }
+  *out = buf;
+  *out_len = len;
+  return 0;
+}
+
+/* A datagram larger than the socket takes goes as a memfd, sealed (journald
+ * reads only a sealed one), its descriptor the only content of an empty
+ * datagram. */
+static int
+send_as_memfd (int sock, const struct sockaddr_un *addr, const char *data, size_t len, shim_error_t *err)
+{
+  cleanup_close int fd = memfd_create ("shim-journal", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  union
+  {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE (sizeof (int))];
+  } control = { 0 };
+  struct msghdr m = { .msg_name = (void *) addr, .msg_namelen = sizeof (*addr),
+                      .msg_control = control.buf, .msg_controllen = sizeof (control.buf) };
+  struct cmsghdr *c = CMSG_FIRSTHDR (&m);
+
+  if (fd < 0)
+    return shim_error_errno (err, "journal: memfd_create");
+  for (size_t off = 0; off < len;)
+    {
+      ssize_t w = write (fd, data + off, len - off);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return shim_error_errno (err, "journal: write the memfd");
+      off += (size_t) w;
+    }
+  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+    return shim_error_errno (err, "journal: seal the memfd (F_ADD_SEALS)");
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (c), &fd, sizeof (int));
+  if (sendmsg (sock, &m, MSG_NOSIGNAL) < 0)
+    return shim_error_errno (err, "journal: sendmsg of the memfd");
+  return 0;
+}
+
+/* journald's queue full (journald stuck): give up after this long. */
+#define JOURNAL_SEND_TIMEOUT_S 1
+
+int
+history_journal_send_at (const char *socket_path, const struct history_event *e, const char *ident,
+                         shim_error_t *err)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  struct timeval tmo = { .tv_sec = JOURNAL_SEND_TIMEOUT_S };
+  cleanup_close int sock = -1;
+  cleanup_free char *data = NULL;
+  char **f = NULL;
+  size_t n = 0, len = 0;
+  int r;
+
+  if (strlen (socket_path) >= sizeof (addr.sun_path))
+    return shim_error_plain (err, ENAMETOOLONG, "journal: socket path %s", socket_path);
+  strcpy (addr.sun_path, socket_path);
+  /* No journald, nothing to tell. */
+  if (access (socket_path, F_OK) < 0)
+    return 0;
+  if (history_journal_fields (e, ident, &f, &n) < 0)
+    return shim_error_errno (err, "journal fields");
+  r = encode (f, n, &data, &len);
+  history_journal_fields_free (f, n);
+  if (r < 0)
+    return shim_error_errno (err, "journal fields");
+  sock = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0)
+    return shim_error_errno (err, "journal: socket");
+  if (setsockopt (sock, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof (tmo)) < 0)
+    return shim_error_errno (err, "journal: setsockopt(SO_SNDTIMEO)");
+  if (sendto (sock, data, len, MSG_NOSIGNAL, (struct sockaddr *) &addr, sizeof (addr)) >= 0)
+    return 0;
+  /* No journald (its socket left behind, or refusing): nothing to tell,
+   * and nothing wrong with the container. */
+  if (errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR)
+    return 0;
+  if (errno == EMSGSIZE || errno == ENOBUFS)
+    return send_as_memfd (sock, &addr, data, len, err);
+  return shim_error_errno (err, "journal: sendto %s", socket_path);
+}
+
 int
 history_journal_send (const struct history_event *e, const char *ident, shim_error_t *err)
 {
-  const struct sdlib *sd;
-  char **f = NULL;
-  struct iovec *iov;
-  size_t n = 0;
-  int r;
-
-  /* No journald, nothing to tell: not worth loading libsystemd to learn
-   * that from sd_journal_sendv. */
-  if (access (JOURNAL_SOCKET, F_OK) < 0)
-    return 0;
-  if ((sd = sdlib_load (err)) == NULL)
-    return shim_error_prefix (err, "journal");
-  if (history_journal_fields (e, ident, &f, &n) < 0)
-    return shim_error_errno (err, "journal fields");
-  iov = calloc (n, sizeof (*iov));
-  if (iov == NULL)
-    {
-      history_journal_fields_free (f, n);
-      return shim_error_errno (err, "journal fields");
-    }
-  for (size_t i = 0; i < n; i++)
-    iov[i] = (struct iovec){ .iov_base = f[i], .iov_len = strlen (f[i]) };
-  r = sd->journal_sendv (iov, (int) n);
-  free (iov);
-  history_journal_fields_free (f, n);
-  /* No journald (its socket missing or refusing): nothing to tell, and
-   * nothing wrong with the container. */
-  if (r == -ENOENT || r == -ECONNREFUSED || r == -ENOTDIR)
-    return 0;
-  if (r < 0)
-    {
-      errno = -r;
-      return shim_error_errno (err, "sd_journal_sendv");
-    }
-  return 0;
+  return history_journal_send_at (JOURNAL_SOCKET, e, ident, err);
 }

@@ -3,8 +3,13 @@
  * text, the journal's fields, a record's round trip, matching, --since),
  * and the store written and pruned in a temporary directory. */
 #include <dirent.h>
+#include <endian.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -171,6 +176,117 @@ test_journal (void)
   is_int (history_journal_priority (&v), 5, "Killed: notice");
   v.reason = VERDICT_UNKNOWN;
   is_int (history_journal_priority (&v), 4, "Unknown: warning");
+}
+
+/* A journald stand-in: a datagram socket bound at DIR/socket. */
+static int
+journal_listener (const char *dir, char *path, size_t size)
+{
+  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  int fd = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+  snprintf (path, size, "%s/socket", dir);
+  if (strlen (path) >= sizeof (a.sun_path))
+    return -1;
+  memcpy (a.sun_path, path, strlen (path) + 1);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &a, sizeof (a)) < 0)
+    return -1;
+  return fd;
+}
+
+/* The next datagram on FD into BUF (NUL-terminated), or the content of the
+ * memfd it carries; *passed_fd says which, *seals the memfd's seals. */
+static ssize_t
+journal_receive (int fd, char *buf, size_t size, bool *passed_fd, int *seals)
+{
+  union
+  {
+    struct cmsghdr h;
+    char b[CMSG_SPACE (sizeof (int))];
+  } control;
+  struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
+  struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.b,
+                      .msg_controllen = sizeof (control.b) };
+  struct cmsghdr *c;
+  ssize_t n = recvmsg (fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+  *passed_fd = false;
+  if (n < 0)
+    return -1;
+  c = CMSG_FIRSTHDR (&m);
+  if (c && c->cmsg_type == SCM_RIGHTS)
+    {
+      int mfd;
+      memcpy (&mfd, CMSG_DATA (c), sizeof (int));
+      *passed_fd = true;
+      *seals = fcntl (mfd, F_GET_SEALS);
+      n = pread (mfd, buf, size - 1, 0);
+      close (mfd);
+      if (n < 0)
+        return -1;
+    }
+  buf[n] = '\0';
+  return n;
+}
+
+static void
+test_journal_native (void)
+{
+  struct verdict v = oom_verdict ();
+  struct history_event e = { .id = "abc123", .source = "run", .v = &v, .verdict_json = "{\"reason\":\"OOMKilled\"}" };
+  char tmpl[] = "/tmp/shim-journal-XXXXXX", path[128], *dir = mkdtemp (tmpl);
+  static char buf[1 << 20];
+  size_t big_len = 300 * 1024;
+  char *big = malloc (big_len + 1);
+  shim_error_t err = NULL;
+  bool passed = false;
+  int fd, seals = 0;
+  uint64_t le;
+  ssize_t n;
+
+  fd = dir ? journal_listener (dir, path, sizeof (path)) : -1;
+  ok (fd >= 0 && big != NULL, "a journal socket in %s", dir ? dir : "(none)");
+
+  ok (history_journal_send_at (path, &e, "shim", &err) == 0, "native send: %s", err ? err->msg : "sent");
+  n = journal_receive (fd, buf, sizeof (buf), &passed, &seals);
+  ok (n > 0 && !passed, "one datagram, inline");
+  ok (strstr (buf, "MESSAGE=container abc123: container x was OOM-killed\n") != NULL, "MESSAGE=...\\n");
+  ok (strstr (buf, "\nSHIM_CONTAINER_ID=abc123\n") != NULL, "SHIM_CONTAINER_ID=abc123\\n");
+  ok (strstr (buf, "\nSYSLOG_IDENTIFIER=shim\n") != NULL, "SYSLOG_IDENTIFIER=shim\\n");
+  ok (n > 0 && buf[n - 1] == '\n', "every field ends with a newline");
+
+  /* A value with a newline: KEY\n, its length (64-bit little endian), the
+   * value, \n. */
+  e.verdict_json = "{\n}";
+  ok (history_journal_send_at (path, &e, "shim", &err) == 0, "a value with a newline is sent");
+  n = journal_receive (fd, buf, sizeof (buf), &passed, &seals);
+  {
+    char *k = memmem (buf, n > 0 ? (size_t) n : 0, "\nSHIM_VERDICT\n", 14);
+    le = htole64 (3);
+    ok (k != NULL && memcmp (k + 14, &le, 8) == 0 && memcmp (k + 22, "{\n}\n", 4) == 0,
+        "SHIM_VERDICT in the binary form");
+  }
+
+  /* Too large for one datagram: a sealed memfd. */
+  memset (big, 'x', big_len);
+  big[big_len] = '\0';
+  e.verdict_json = big;
+  ok (history_journal_send_at (path, &e, "shim", &err) == 0, "a large message is sent: %s",
+      err ? err->msg : "sent");
+  n = journal_receive (fd, buf, sizeof (buf), &passed, &seals);
+  ok (passed && n > (ssize_t) big_len, "it came as a memfd of %zd bytes", n);
+  ok (passed && (seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)) == (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE),
+      "the memfd is sealed (journald reads no other)");
+  ok (strstr (buf, "\nSHIM_VERDICT=xxxx") != NULL, "its content is the message");
+  e.verdict_json = "{}";
+
+  /* No journald: no socket, or a socket nobody reads. */
+  close (fd);
+  ok (history_journal_send_at (path, &e, "shim", &err) == 0 && err == NULL, "a socket nobody reads: 0");
+  unlink (path);
+  ok (history_journal_send_at (path, &e, "shim", &err) == 0 && err == NULL, "no socket: 0");
+  rmdir (dir);
+  free (big);
 }
 
 static void
@@ -433,6 +549,7 @@ main (void)
   test_prune ();
   test_metrics ();
   test_journal ();
+  test_journal_native ();
   test_record ();
   test_store ();
   test_store_sizes ();
