@@ -3,7 +3,10 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/auxv.h>
 
 static struct sdlib lib;
 static bool loaded;
@@ -41,6 +44,37 @@ static const struct
 #undef SYM
 };
 
+int
+sdlib_libc_check (const char *linked, const char *loaded, shim_error_t *err)
+{
+  if (loaded && strcmp (linked, loaded) == 0)
+    return 0;
+  return shim_error_plain (err, ENOEXEC,
+                           "load %s: this static build of shim has glibc %s, the system's libc.so.6 is %s; "
+                           "rebuild it (or build it with STATIC=0)",
+                           SDLIB_SONAME, linked, loaded ? loaded : "of an unknown version");
+}
+
+/* In a static binary (no dynamic loader: AT_BASE is 0) dlopen brings in
+ * libc.so.6 and ld.so beside the libc linked in, and they share the
+ * loader's private structures, whose layout only the same glibc version
+ * agrees on.  Checked before libsystemd is loaded, so that a binary left
+ * behind by a glibc upgrade refuses rather than fails in a D-Bus call. */
+static int
+same_libc (shim_error_t *err)
+{
+  const char *(*version) (void);
+  void *h;
+
+  if (getauxval (AT_BASE) != 0)
+    return 0;
+  h = dlopen ("libc.so.6", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (h == NULL)
+    return shim_error_plain (err, ENOENT, "load libc.so.6 for %s: %s", SDLIB_SONAME, dlerror ());
+  version = (const char *(*) (void)) dlsym (h, "gnu_get_libc_version");
+  return sdlib_libc_check (gnu_get_libc_version (), version ? version () : NULL, err);
+}
+
 const struct sdlib *
 sdlib_load (shim_error_t *err)
 {
@@ -49,6 +83,8 @@ sdlib_load (shim_error_t *err)
 
   if (loaded)
     return &lib;
+  if (same_libc (err) < 0)
+    return NULL;
   h = dlopen (SDLIB_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (h == NULL)
     {

@@ -46,6 +46,11 @@ struct sdlib
  * the symbol missing); loaded once per process, a failure retried. */
 const struct sdlib *sdlib_load (shim_error_t *err);
 
+/* A static binary linked with glibc LINKED loads libsystemd only where the
+ * system's libc.so.6 is of the same version LOADED (NULL: unknown): 0, or
+ * -1 with ERR naming both. */
+int sdlib_libc_check (const char *linked, const char *loaded, shim_error_t *err);
+
 /* Whether libsystemd is already loaded in this process (for tests). */
 bool sdlib_loaded (void);
 

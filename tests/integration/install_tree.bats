@@ -127,7 +127,7 @@ complete_() {
 	[[ "$output" == *"no verdict for container 99"* ]]
 }
 
-@test "make dist: the tarball builds in a clean directory with dpkg-buildflags, and --version names its commit" {
+@test "make dist: the tarball builds in a clean directory with dpkg-buildflags, static, and --version names its commit" {
 	# make dist packs the committed tree: the ASan build's copy of the
 	# sources has no git, and says so instead of failing.
 	[ -e "$REPO/.git" ] || skip "not a git checkout (the sanitizer build's copy): make dist needs git"
@@ -148,6 +148,14 @@ complete_() {
 	# The builder's flags were used, next to the project's own.
 	[[ "$output" == *"-fstack-protector-strong"*"-D_FORTIFY_SOURCE=2"* || "$output" == *"-D_FORTIFY_SOURCE=2"*"-fstack-protector-strong"* ]]
 	[[ "$output" == *"-I. "* ]]
+	# shim and the hook are static PIEs: no interpreter, no shared library.
+	local b
+	for b in shim shim-oom-hook; do
+		run readelf -lW -d "$dir/$b"
+		[[ "$output" == *"Position-Independent Executable"* ]]
+		[[ "$output" != *"INTERP"* ]]
+		[[ "$output" != *"(NEEDED)"* ]]
+	done
 	run "$dir/shim" --version
 	echo "$output"
 	[ "${lines[1]}" = "commit: $(cat "$dir/COMMIT")" ]

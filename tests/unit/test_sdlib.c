@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <errno.h>
+#include <string.h>
+
 #include "common/sdlib.h"
 #include "tap.h"
 
@@ -41,6 +44,17 @@ main (void)
   ok (mapped () && sdlib_loaded (), "libsystemd is mapped after the first load");
   again = sdlib_load (&err);
   ok (again == l, "a second load returns the same table");
+  shim_error_release (&err);
+
+  /* A static shim and the system's libc.so.6: the same glibc, or a refusal
+   * that names both. */
+  ok (sdlib_libc_check ("2.36", "2.36", &err) == 0 && err == NULL, "the same glibc: loaded");
+  ok (sdlib_libc_check ("2.36", "2.41", &err) < 0 && err && err->status == ENOEXEC
+          && strstr (err->msg, "glibc 2.36, the system's libc.so.6 is 2.41") != NULL,
+      "another glibc: refused, both named (%s)", err ? err->msg : "no error");
+  shim_error_release (&err);
+  ok (sdlib_libc_check ("2.36", NULL, &err) < 0 && err && strstr (err->msg, "of an unknown version") != NULL,
+      "no version to compare: refused");
   shim_error_release (&err);
   return done_testing ();
 }
