@@ -245,12 +245,13 @@ nomem:
 
 /* The last prune's time is this dot-file's mtime (readers skip dot-files). */
 #define PRUNED_MARK ".pruned"
-#define PRUNE_INTERVAL_NS 1000000000LL
+#define PRUNE_INTERVAL_NS (60 * 1000000000LL)
 
-/* Whether a second has passed since the last prune.  Listing the store
+/* Whether a minute has passed since the last prune.  Listing the store
  * costs the kernel's readdir of every record (a thousand, once full): done
  * after every death it was the largest part of the history's cost, and
- * grew with the store. */
+ * grew with the store; once a second, it still came with most deaths of
+ * a busy host. */
 static bool
 prune_due (int dirfd, int64_t now)
 {

@@ -88,13 +88,13 @@ rec() {
 }
 
 # four_runs VAR=VALUE: hello run four times ($ID-1 .. $ID-4) with it set.
-# The store is pruned at most once a second (the mtime of its .pruned):
+# The store is pruned at most once a minute (the mtime of its .pruned):
 # that mark is made older before each run, so that each run prunes.
 four_runs() {
 	local i
 	for i in 1 2 3 4; do
 		if [ -e "$SHIM_HISTORY_DIR/.pruned" ]; then
-			touch -d '2 seconds ago' "$SHIM_HISTORY_DIR/.pruned"
+			touch -d '2 minutes ago' "$SHIM_HISTORY_DIR/.pruned"
 		fi
 		env "$1" SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" run --bundle "$BUNDLE" "$ID-$i"
 	done
