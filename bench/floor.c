@@ -3,6 +3,7 @@
  * bundle.  clone3 into the same namespaces a runtime makes (mount, pid,
  * ipc, uts, network, cgroup), pivot_root into the rootfs, execve /bin/true,
  * and wait.  Nothing else: no config, no cgroup, no /proc or /dev, no state.
+ * Linked statically, as shim is: no loader's work is counted as the kernel's.
  *
  *   floor ROOTFS */
 

@@ -13,7 +13,10 @@
 #   lifecycle create, start, wait for init, delete
 #   exec      `RUNTIME exec ID /bin/true` into a running container
 #   hook      runc's and crun's `run` with shim-oom-hook at prestart and
-#             poststop (the hook's cost is the difference to `run`)
+#             poststop, each run through bench/hooktime, which logs the
+#             hook's own time (what the runtime waits for); the difference
+#             to `run` is also shown, but a runtime's own spread hides a
+#             millisecond there
 #
 # Runtimes interleave (a different order each round) so that a slow spell
 # of the machine falls on all of them.  Also measured: the peak RSS of the
@@ -60,7 +63,8 @@ die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root"
 [ -x "$repo/shim" ] && [ -x "$repo/examples/rootfs/bin/busybox" ] || die "build first: make"
-[ -x "$here/timeit" ] && [ -x "$here/floor" ] || die "build first: make bench/timeit bench/floor"
+[ -x "$here/timeit" ] && [ -x "$here/floor" ] && [ -x "$here/hooktime" ] ||
+	die "build first: make bench/timeit bench/floor bench/hooktime"
 if [ -n "$base" ]; then
 	[ -x "$base/shim" ] && [ -x "$base/shim-oom-hook" ] || die "--baseline $base: build it first (make)"
 	runtimes="$runtimes base"
@@ -98,18 +102,17 @@ bundle() {
 }
 bundle base .
 bundle sleeper '.process.args = ["/bin/sleep", "100000"]'
-bundle hooked .
-jq --arg hook "$repo/shim-oom-hook" --arg dir "$work/hookdir" '
-	.hooks.prestart = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "prestart"]}]
-	| .hooks.poststop = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "poststop"]}]' \
-	"$work/base/config.json" >"$work/hooked/config.json"
-if [ -n "$base" ]; then
-	bundle hooked-base .
-	jq --arg hook "$base/shim-oom-hook" --arg dir "$work/hookdir-base" '
-		.hooks.prestart = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "prestart"]}]
-		| .hooks.poststop = [{path: $hook, args: ["shim-oom-hook", "--dir", $dir, "poststop"]}]' \
-		"$work/base/config.json" >"$work/hooked-base/config.json"
-fi
+# hooked NAME HOOK DIR: the base bundle with HOOK at prestart and poststop,
+# each through hooktime, which logs its time to $work/NAME.hooktime.
+hooked() {
+	bundle "$1" .
+	jq --arg t "$here/hooktime" --arg log "$work/$1.hooktime" --arg hook "$2" --arg dir "$3" '
+		.hooks.prestart = [{path: $t, args: ["hooktime", $log, $hook, "shim-oom-hook", "--dir", $dir, "prestart"]}]
+		| .hooks.poststop = [{path: $t, args: ["hooktime", $log, $hook, "shim-oom-hook", "--dir", $dir, "poststop"]}]' \
+		"$work/base/config.json" >"$work/$1/config.json"
+}
+hooked hooked "$repo/shim-oom-hook" "$work/hookdir"
+[ -z "$base" ] || hooked hooked-base "$base/shim-oom-hook" "$work/hookdir-base"
 
 bin[floor]=$here/floor
 T() { "$here/timeit" -l "$work/log" "$@"; }
@@ -307,6 +310,25 @@ for rt in floor "${avail[@]}"; do
 	done
 done
 
+# hook_times WHO < HOOKTIME-LOG: the medians of the hook's own times, at
+# prestart, at poststop, and of both for one container (the N-th prestart
+# with the N-th poststop: containers run one at a time).
+hook_times() {
+	awk -v w="$1" '
+		function median(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		$1 == "prestart" { p[++np] = $2 / 1e6; bad += $3 != 0 }
+		$1 == "poststop" { q[++nq] = $2 / 1e6; bad += $3 != 0 }
+		END {
+			n = np < nq ? np : nq
+			for (i = 1; i <= n; i++) s[i] = p[i] + q[i]
+			printf "# %s runs %.2f ms per container (prestart %.2f, poststop %.2f; medians of %d, %d failed)\n",
+				w, median(s, n), median(p, np), median(q, nq), n, bad
+		}'
+}
+
 # --- the table ---------------------------------------------------------------------
 
 {
@@ -332,6 +354,12 @@ done
 				awk -v rt="$rt" -v h="$h" -v r="$r" -v w="$w" \
 					'BEGIN { printf "# %s adds %.2f ms to %s run (median %.2f -> %.2f)\n", w, h - r, rt, r, h }'
 		done
+	done
+	for b in hooked hooked-base; do
+		[ -s "$work/$b.hooktime" ] || continue
+		w="shim-oom-hook"
+		[ "$b" = hooked ] || w="the baseline's shim-oom-hook"
+		hook_times "$w" <"$work/$b.hooktime"
 	done
 	echo
 	if [ -s "$out/instructions.txt" ]; then

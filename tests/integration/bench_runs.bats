@@ -6,7 +6,7 @@
 load helpers
 
 @test "bench/run.sh --quick: the table has every scenario for shim and the floor, the plots exist, nothing is left" {
-	[ -x "$REPO/bench/timeit" ] && [ -x "$REPO/bench/floor" ]
+	[ -x "$REPO/bench/timeit" ] && [ -x "$REPO/bench/floor" ] && [ -x "$REPO/bench/hooktime" ]
 	run --separate-stderr "$REPO/bench/run.sh" --quick --out "$T/out" --runtimes "shim runc"
 	echo "$output"
 	echo "$stderr"
@@ -20,6 +20,8 @@ load helpers
 			{ echo "no clean row: $row"; false; }
 	done
 	printf '%s\n' "$output" | grep -qE '^shim [0-9]+[KM]'
+	# The hook's own time, from hooktime's log: every run's two stages.
+	printf '%s\n' "$output" | grep -qE '^# shim-oom-hook runs [0-9.]+ ms per container \(prestart [0-9.]+, poststop [0-9.]+; medians of [1-9][0-9]*, 0 failed\)$'
 	# Median, min and max of at least two samples (the quick run's).
 	printf '%s\n' "$output" | grep -qE '^shim seq 4 [0-9.]+ [0-9.]+ [0-9.]+$'
 	if valgrind -q --tool=none "$REPO/shim" --version >/dev/null 2>&1; then
@@ -52,6 +54,7 @@ load helpers
 			{ echo "no clean row: $row"; false; }
 	done
 	assert_contains "$output" "# the baseline's shim-oom-hook adds "
+	assert_contains "$output" "# the baseline's shim-oom-hook runs "
 	printf '%s\n' "$output" | grep -qE '^base seq 4 [0-9.]+ [0-9.]+ [0-9.]+$'
 	if valgrind -q --tool=none "$REPO/shim" --version >/dev/null 2>&1; then
 		printf '%s\n' "$output" | grep -qE '^shim@base --version [0-9]+$'
