@@ -137,53 +137,41 @@ history_journal_fields_free (char **f, size_t n)
  * or "KEY\n", the value's length as 64-bit little endian, the value and
  * "\n" where the value holds a newline.  Spoken here rather than through
  * libsystemd: loading it and the five libraries it pulls in cost more
- * than the rest of a container's end. */
-static int
-append (char **buf, size_t *len, size_t *cap, const void *data, size_t n)
+ * than the rest of a container's end.  The size is known before a byte is
+ * written: one allocation. */
+static bool
+binary_form (const char *field)
 {
-  if (*len + n > *cap)
-    {
-      size_t c = *cap ? *cap : 1024;
-      char *g;
-      while (c < *len + n)
-        c *= 2;
-      if ((g = realloc (*buf, c)) == NULL)
-        return -1;
-      *buf = g;
-      *cap = c;
-    }
-  memcpy (*buf + *len, data, n);
-  *len += n;
-  return 0;
+  const char *eq = strchr (field, '=');
+  return eq && strchr (eq, '\n');
 }
 
 static int
 encode (char **f, size_t n, char **out, size_t *out_len)
 {
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
+  size_t len = 0;
+  char *buf, *p;
 
+  for (size_t i = 0; i < n; i++)
+    len += strlen (f[i]) + 1 + (binary_form (f[i]) ? sizeof (uint64_t) : 0);
+  if ((p = buf = malloc (len ? len : 1)) == NULL)
+    return -1;
   for (size_t i = 0; i < n; i++)
     {
       const char *eq = strchr (f[i], '=');
-      const char *value = eq ? eq + 1 : "";
-      size_t key_len = eq ? (size_t) (eq - f[i]) : strlen (f[i]), value_len = strlen (value);
-      int bad;
+      size_t all = strlen (f[i]), key = eq ? (size_t) (eq - f[i]) : all;
 
-      if (strchr (value, '\n') == NULL)
-        bad = append (&buf, &len, &cap, f[i], strlen (f[i])) < 0 || append (&buf, &len, &cap, "\n", 1) < 0;
+      if (!binary_form (f[i]))
+        p = mempcpy (p, f[i], all);
       else
         {
-          uint64_t le = htole64 ((uint64_t) value_len);
-          bad = append (&buf, &len, &cap, f[i], key_len) < 0 || append (&buf, &len, &cap, "\n", 1) < 0
-                || append (&buf, &len, &cap, &le, sizeof (le)) < 0
-                || append (&buf, &len, &cap, value, value_len) < 0 || append (&buf, &len, &cap, "\n", 1) < 0;
+          uint64_t le = htole64 ((uint64_t) (all - key - 1));
+          p = mempcpy (p, f[i], key);
+          *p++ = '\n';
+          p = mempcpy (p, &le, sizeof (le));
+          p = mempcpy (p, eq + 1, all - key - 1);
         }
-      if (bad)
-        {
-          free (buf);
-          return -1;
-        }
+      *p++ = '\n';
     }
   *out = buf;
   *out_len = len;
