@@ -21,15 +21,25 @@ create_from() {
 }
 
 # write_exe_after_delete PID: the attack, from the host: a handle on
-# /proc/PID/exe kept, the container deleted, then an open for writing
-# through the handle (while the runtime runs, the kernel says ETXTBSY);
-# its result in $status and $output.
+# /proc/PID/exe kept, the container deleted, then, once no process runs
+# the file any more, an open for writing through the handle; its result in
+# $status and $output.  While any process runs the file the kernel says
+# ETXTBSY whatever the mount, and `delete` returns on the watcher's last
+# record, a moment before the watcher exits.
 write_exe_after_delete() {
-	local holder
+	local holder file
 	env SHIM_TEST_TAG="$TAG" sh -c 'exec 7<"$1"; exec sleep 60' _ "/proc/$1/exe" 3>&- &
 	holder=$!
 	timeout 10 sh -c 'until [ -e "/proc/$1/fd/7" ]; do sleep 0.05; done' _ "$holder"
+	file=$(stat -L -c '%d:%i' "/proc/$holder/fd/7")
 	shim delete --force "$ID"
+	timeout 10 sh -c 'runs() {
+			for e in /proc/[0-9]*/exe; do
+				[ "$(stat -L -c %d:%i "$e" 2>/dev/null)" = "$1" ] && return 0
+			done
+			return 1
+		}
+		while runs "$1"; do sleep 0.05; done' _ "$file"
 	run sh -c 'exec 3>>"$1"' _ "/proc/$holder/fd/7"
 	kill "$holder"
 }
