@@ -269,7 +269,13 @@ shim_teardown() {
 	local problems="" pids m cg i
 
 	# Leftover processes: report, then kill, so the next test starts clean.
+	# A watcher lets `delete` return on its last record and exits just
+	# after: what is still there a second later is left behind.
 	pids=$(tagged_pids)
+	for ((i = 0; i < 20 && ${#pids} > 0; i++)); do
+		sleep 0.05
+		pids=$(tagged_pids)
+	done
 	if [ -n "$pids" ]; then
 		problems+="processes left behind:"$'\n'
 		for i in $pids; do
