@@ -10,6 +10,8 @@
 # /bin/true, the namespaces of `runc spec`, a 64 MiB memory limit) for all.
 #
 #   run       `RUNTIME run ID` of /bin/true
+#   nolimit   the same without linux.resources: no memory limit, so no
+#             memory controller work (on cgroup v1, no memory cgroup)
 #   lifecycle create, start, wait for init, delete
 #   exec      `RUNTIME exec ID /bin/true` into a running container
 #   hook      runc's and crun's `run` with shim-oom-hook at prestart and
@@ -101,6 +103,7 @@ bundle() {
 		"$repo/examples/hello/config.json" | jq "$2" >"$work/$1/config.json"
 }
 bundle base .
+bundle nolimit 'del(.linux.resources)'
 bundle sleeper '.process.args = ["/bin/sleep", "100000"]'
 # hooked NAME HOOK DIR: the base bundle with HOOK at prestart and poststop,
 # each through hooktime, which logs its time to $work/NAME.hooktime.
@@ -151,6 +154,7 @@ cmd() {
 	local r=(--root "$work/root-$rt")
 	case $verb in
 	run) echo "${bin[$rt]} ${r[*]} run ${extra[$rt]} -b $work/base {}" ;;
+	nolimit) echo "${bin[$rt]} ${r[*]} run -b $work/nolimit {}" ;;
 	hook) echo "${bin[$rt]} ${r[*]} run -b $work/hooked {}" ;;
 	hookbase) echo "${bin[$rt]} ${r[*]} run -b $work/hooked-base {}" ;;
 	lifecycle)
@@ -179,6 +183,8 @@ for ((round = 0; round < runs; round++)); do
 	for rt in $(round_order "$round"); do
 		# shellcheck disable=SC2046
 		T -p "bench-r$round-$rt" -- $(cmd "$rt" run) | record run "$rt"
+		# shellcheck disable=SC2046
+		T -p "bench-n$round-$rt" -- $(cmd "$rt" nolimit) | record nolimit "$rt"
 		# shellcheck disable=SC2046
 		T -p "bench-l$round-$rt" -- $(cmd "$rt" lifecycle) | record lifecycle "$rt"
 		if ! shimlike "$rt"; then
@@ -336,7 +342,7 @@ hook_times() {
 	[ -n "${extra[shim]:-}" ] && echo "# shim ran with --allow-unenforced-limits: the memory limit is not enforced on this host"
 	echo "# cpu: median ms of user and system time, the runtime's and what it reaped (load disturbs it less)"
 	printf '%-10s %-6s %8s %8s %8s %7s %8s %6s %7s %7s %7s\n' scenario runtime min median max cpu rss fail x_crun x_runc x_floor
-	for sc in run lifecycle exec hook hookbase; do
+	for sc in run nolimit lifecycle exec hook hookbase; do
 		for rt in floor "${avail[@]}"; do
 			[ -s "$out/$sc-$rt.dat" ] || continue
 			read -r mn md mx rss bad cpu < <(stats "$out/$sc-$rt.dat")
@@ -383,7 +389,7 @@ if command -v gnuplot >/dev/null; then
 	nrt=$(wc -l <<<"$rts")
 	sci=0
 	: >"$out/latency.xtics"
-	for sc in run lifecycle exec hook hookbase; do
+	for sc in run nolimit lifecycle exec hook hookbase; do
 		[ "$sc" != hookbase ] || [ -n "$base" ] || continue
 		k=0
 		for rt in $rts; do

@@ -12,7 +12,7 @@ load helpers
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	local row
-	for row in "run floor" "run shim" "lifecycle shim" "exec shim" "run runc" "hook runc"; do
+	for row in "run floor" "run shim" "nolimit shim" "lifecycle shim" "exec shim" "run runc" "nolimit runc" "hook runc"; do
 		# Every row ran and none failed (the fail column is 0), with a
 		# cpu time.
 		printf '%s\n' "$output" | awk -v sc="${row% *}" -v rt="${row#* }" \
@@ -48,7 +48,7 @@ load helpers
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	local row
-	for row in "run base" "lifecycle base" "exec base" "hookbase runc"; do
+	for row in "run base" "nolimit base" "lifecycle base" "exec base" "hookbase runc"; do
 		printf '%s\n' "$output" | awk -v sc="${row% *}" -v rt="${row#* }" \
 			'$1 == sc && $2 == rt && $8 == 0 && $6 ~ /^[0-9.]+$/ { found = 1 } END { exit !found }' ||
 			{ echo "no clean row: $row"; false; }
