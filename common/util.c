@@ -440,6 +440,23 @@ struct sched_attr_v0
   uint64_t sched_runtime, sched_deadline, sched_period;
 };
 
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+int
+util_memfd_create (const char *name, unsigned int flags, bool exec)
+{
+  int fd = memfd_create (name, MFD_CLOEXEC | flags | (exec ? MFD_EXEC : MFD_NOEXEC_SEAL));
+
+  if (fd < 0 && errno == EINVAL)
+    fd = memfd_create (name, MFD_CLOEXEC | flags);
+  return fd;
+}
+
 int
 util_sched_slice (uint64_t ns)
 {

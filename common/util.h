@@ -113,6 +113,15 @@ int util_poll_until (struct pollfd *p, nfds_t n, long long deadline);
  * a segment could not be populated. */
 int util_populate_mappings (void);
 
+/* memfd_create(2) with MFD_CLOEXEC, FLAGS and the kernel's word on
+ * execution (Linux 6.3): MFD_EXEC for a copy that will be executed,
+ * MFD_NOEXEC_SEAL (which allows sealing) for data.  Without either the
+ * kernel logs a warning, and where vm.memfd_noexec is 1 (per pid
+ * namespace) it makes the memfd non-executable, so that an execveat of the
+ * copy fails with EACCES.  Before 6.3 the flags are EINVAL: retried
+ * without.  -1 (errno) on failure. */
+int util_memfd_create (const char *name, unsigned int flags, bool exec);
+
 /* Ask the scheduler for a time slice of NS nanoseconds for the calling
  * thread, keeping its fair policy and nice value (other policies are left
  * alone): a task whose bursts are that short then preempts the running one

@@ -184,7 +184,7 @@ encode (char **f, size_t n, char **out, size_t *out_len)
 static int
 send_as_memfd (int sock, const struct sockaddr_un *addr, const char *data, size_t len, shim_error_t *err)
 {
-  cleanup_close int fd = memfd_create ("shim-journal", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  cleanup_close int fd = util_memfd_create ("shim-journal", MFD_ALLOW_SEALING, false);
   union
   {
     struct cmsghdr h;

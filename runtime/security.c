@@ -445,7 +445,7 @@ build_program (const struct shim_seccomp *s, scmp_filter_ctx ctx, struct securit
   struct stub_arch arches[64];
   struct sock_filter stub[64 * 5 + 3];
   size_t n = 0, n_stub = 0, i;
-  cleanup_close int mfd = memfd_create ("seccomp-bpf", MFD_CLOEXEC);
+  cleanup_close int mfd = util_memfd_create ("seccomp-bpf", 0, false);
   struct sock_filter *prog;
   off_t size;
   int rc;
@@ -757,9 +757,12 @@ security_reexec_protected (char **argv, shim_error_t *err)
   len = loaded_size (exe, st.st_size);
   if (len == 0)
     len = st.st_size;
-  copy = memfd_create ("shim", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  copy = util_memfd_create ("shim", MFD_ALLOW_SEALING, true);
   if (copy < 0)
-    return shim_error_errno (err, "memfd_create for a sealed copy of the runtime");
+    return shim_error_errno (err, "memfd_create for a sealed copy of the runtime%s",
+                             errno == EACCES ? " (vm.memfd_noexec is 2 in this pid namespace: no "
+                                               "executable memfd; put shim on a read-only mount)"
+                                             : "");
   while (off < len)
     {
       ssize_t n = sendfile (copy, exe, &off, (size_t) (len - off));

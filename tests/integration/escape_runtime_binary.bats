@@ -170,3 +170,38 @@ write_exe_after_delete() {
 	assert_status 2
 	assert_contains "$output" "Read-only file system"
 }
+
+# vm.memfd_noexec (Linux 6.3, per pid namespace) makes a memfd created
+# without MFD_EXEC non-executable at 1 and refuses MFD_EXEC at 2.  shim
+# run by a process in such a namespace (a container engine inside a
+# container) and without the read-only mount asks for MFD_EXEC; at 2 it
+# says why it cannot copy itself.
+# in_memfd_noexec LEVEL CMD...: CMD in a pid namespace of its own whose
+# vm.memfd_noexec is LEVEL; status and output in $status and $output.
+in_memfd_noexec() {
+	local level=$1
+	shift
+	[ -e /proc/sys/vm/memfd_noexec ] || skip "no vm.memfd_noexec before Linux 6.3"
+	run unshare --pid --fork --mount-proc sh -c 'echo "$1" >/proc/sys/vm/memfd_noexec && shift && exec "$@"' \
+		_ "$level" "$@"
+}
+
+@test "vm.memfd_noexec=1: without the read-only mount, the sealed copy is still executable" {
+	make_bundle
+	sh_cmd 'echo ran'
+	in_memfd_noexec 1 env SHIM_TEST_NO_RO_EXEC=1 SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" \
+		run --bundle "$BUNDLE" "$ID"
+	assert_status 0
+	assert_eq "$output" ran
+}
+
+@test "vm.memfd_noexec=2: without the read-only mount, shim says it cannot copy itself, and why" {
+	make_bundle
+	in_memfd_noexec 2 env SHIM_TEST_NO_RO_EXEC=1 SHIM_TEST_TAG="$TAG" "$SHIM_BIN" --root "$STATE" \
+		run --bundle "$BUNDLE" "$ID"
+	assert_status 1
+	assert_contains "$output" "memfd_create for a sealed copy of the runtime (vm.memfd_noexec is 2 in this pid namespace"
+	assert_contains "$output" "Permission denied"
+	run shim list -q
+	assert_eq "$output" ""
+}

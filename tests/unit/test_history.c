@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,6 +18,10 @@
 
 #include "history/history.h"
 #include "tap.h"
+
+/* Linux 6.3's, which Debian 12's headers lack. */
+#define MFD_NOEXEC_SEAL_ 0x0008U
+#define F_SEAL_EXEC_ 0x0020
 
 static struct verdict
 oom_verdict (void)
@@ -278,6 +283,19 @@ test_journal_native (void)
   ok (passed && (seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)) == (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE),
       "the memfd is sealed (journald reads no other)");
   ok (strstr (buf, "\nSHIM_VERDICT=xxxx") != NULL, "its content is the message");
+  {
+    /* Data, never executed: where the kernel knows MFD_NOEXEC_SEAL (6.3),
+     * the memfd is sealed against execution too (and the kernel logs no
+     * warning for it). */
+    int probe = memfd_create ("probe", MFD_NOEXEC_SEAL_ | MFD_CLOEXEC);
+    if (probe >= 0)
+      {
+        close (probe);
+        ok (passed && (seals & F_SEAL_EXEC_), "the memfd is sealed against execution");
+      }
+    else
+      ok (passed && !(seals & F_SEAL_EXEC_), "a kernel without MFD_NOEXEC_SEAL: no exec seal");
+  }
   e.verdict_json = "{}";
 
   /* No journald: no socket, or a socket nobody reads. */
