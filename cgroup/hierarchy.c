@@ -524,9 +524,15 @@ cgroup_remove_path (int mountfd, const char *where, const char *path, size_t dep
 
   if (p == NULL)
     return shim_error_errno (err, "cgroup `%s`", path);
-  leaf = openat (mountfd, p + (p[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (leaf >= 0 && cgroup_remove_descendants (leaf, path, 0, err) < 0)
-    return shim_error_prefix (err, "in %s", where);
+  /* Most containers make no cgroups below their own: the removal is tried
+   * first, and the tree walked only when the kernel refuses (EBUSY: a
+   * child cgroup, or a task still counted). */
+  if (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0 && errno == EBUSY)
+    {
+      leaf = openat (mountfd, p + (p[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (leaf >= 0 && cgroup_remove_descendants (leaf, path, 0, err) < 0)
+        return shim_error_prefix (err, "in %s", where);
+    }
   while (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0)
     {
       struct timespec ts = { 0, REMOVE_RETRY_MS * 1000000L };

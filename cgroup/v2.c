@@ -622,10 +622,17 @@ v2_destroy (struct cgroup *cg, shim_error_t *err)
     return -1;
   if (!cg->created)
     return 0;
-  if (cgroup_remove_descendants (cg->dirfd, cg->path, 0, err) < 0)
-    return -1;
+  /* The tree is walked only when the kernel refuses for a cgroup the
+   * container made below its own (EBUSY). */
   if (unlinkat (cg->mountfd, cg->path + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
-    return shim_error_errno (err, "remove cgroup `%s`", cg->path);
+    {
+      if (errno != EBUSY)
+        return shim_error_errno (err, "remove cgroup `%s`", cg->path);
+      if (cgroup_remove_descendants (cg->dirfd, cg->path, 0, err) < 0)
+        return -1;
+      if (unlinkat (cg->mountfd, cg->path + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        return shim_error_errno (err, "remove cgroup `%s`", cg->path);
+    }
   /* Then the parents we made, if no other container uses them. */
   {
     cleanup_free char *parent = strdup (cg->path);
