@@ -154,15 +154,21 @@ v1_limit (uint64_t v)
 
 /* Whether the memory cgroup has a subdirectory (a nested cgroup): v1
  * counters count only the cgroup's own tasks, so kills in one are invisible.
- * Unreadable: assume there is one (the verdict then says null, not false). */
+ * Unreadable: assume there is one (the verdict then says null, not false).
+ * kernfs gives a directory 2 + its subdirectories as its link count, so SB
+ * (its fstat, or NULL) answers without reading the directory. */
 static bool
-has_subdir (int dirfd)
+has_subdir (int dirfd, const struct stat *sb)
 {
-  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
   struct dirent *e;
   bool found = false;
+  int fd;
+  DIR *d;
 
+  if (sb && sb->st_nlink >= 2)
+    return sb->st_nlink > 2;
+  fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  d = fd >= 0 ? fdopendir (fd) : NULL;
   if (d == NULL)
     {
       if (fd >= 0)
@@ -244,7 +250,7 @@ cgroup_v1_snapshot_read (int memory_dirfd, int unified_dirfd, struct cg_snapshot
   if (out->have & CG_SNAP_EVENTS_LOCAL)
     {
       out->have |= CG_SNAP_V1;
-      out->v1_nested = has_subdir (memory_dirfd);
+      out->v1_nested = has_subdir (memory_dirfd, (out->have & CG_SNAP_ID) ? &sb : NULL);
     }
   return 0;
 }

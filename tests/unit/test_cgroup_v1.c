@@ -599,6 +599,22 @@ test_snapshot (void)
       "memory.stat: the total_* keys (hierarchical), no kernel line");
   ok (oom.have && oom.under_oom && !oom.oom_kill_disable, "under_oom, oom_kill_disable");
   ok (s.have & CG_SNAP_ID, "the directory's inode is the id");
+  /* The link count says it (2 + subdirectories, here as on kernfs). */
+  {
+    cleanup_close int nfd = -1;
+    snprintf (p, sizeof p, "%s/memory/shim/n1", root);
+    mkdir (p, 0755);
+    put ("memory/shim/n1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+    snprintf (p, sizeof p, "%s/memory/shim/n1", root);
+    nfd = open (p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ok (cgroup_v1_snapshot_read (nfd, -1, &s, NULL, &err) == 0 && (s.have & CG_SNAP_V1) && !s.v1_nested,
+        "no subdirectory: not nested");
+    snprintf (p, sizeof p, "%s/memory/shim/n1/sub", root);
+    mkdir (p, 0755);
+    ok (cgroup_v1_snapshot_read (nfd, -1, &s, NULL, &err) == 0 && s.v1_nested, "a subdirectory: nested");
+    rmdir (p);
+    snprintf (p, sizeof p, "%s/memory/shim/c1", root);
+  }
   /* With the unified hierarchy's cgroup.events (here in the same
    * directory): read before the v1 counters, so that an empty cgroup's
    * counters are final (inotify reports the opens in order). */
@@ -728,7 +744,7 @@ test_proc_open (void)
 static void
 test_real_oom_eventfd (void)
 {
-  char dir[128], buf[32];
+  char dir[128], buf[32], sub[160];
   cleanup_close int fd = -1, efd = -1;
   cleanup_error shim_error_t err = NULL;
   struct cg_snapshot s;
@@ -767,6 +783,11 @@ test_real_oom_eventfd (void)
   ok (cgroup_v1_snapshot_read (fd, -1, &s, NULL, &err) == 0 && s.events_local.oom_kill == 1
           && s.memory_max == 16777216,
       "oom_kill 1, the limit");
+  ok (!s.v1_nested, "no cgroup below: not nested");
+  snprintf (sub, sizeof sub, "%s/sub", dir);
+  mkdir (sub, 0755);
+  ok (cgroup_v1_snapshot_read (fd, -1, &s, NULL, &err) == 0 && s.v1_nested, "a cgroup below (kernfs): nested");
+  rmdir (sub);
   close (steal_fd (&fd));
   rmdir (dir);
 }
