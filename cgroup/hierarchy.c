@@ -520,20 +520,24 @@ cgroup_remove_path (int mountfd, const char *where, const char *path, size_t dep
   cleanup_free char *p = strdup (path);
   cleanup_close int leaf = -1;
   long long deadline = util_monotonic_ms () + REMOVE_TIMEOUT_MS;
+  const char *rel;
+  bool gone;
   size_t i;
 
   if (p == NULL)
     return shim_error_errno (err, "cgroup `%s`", path);
+  rel = p + (p[0] == '/');
   /* Most containers make no cgroups below their own: the removal is tried
    * first, and the tree walked only when the kernel refuses (EBUSY: a
    * child cgroup, or a task still counted). */
-  if (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0 && errno == EBUSY)
+  gone = unlinkat (mountfd, rel, AT_REMOVEDIR) == 0;
+  if (!gone && errno == EBUSY)
     {
-      leaf = openat (mountfd, p + (p[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      leaf = openat (mountfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (leaf >= 0 && cgroup_remove_descendants (leaf, path, 0, err) < 0)
         return shim_error_prefix (err, "in %s", where);
     }
-  while (unlinkat (mountfd, p + (p[0] == '/'), AT_REMOVEDIR) < 0)
+  while (!gone && unlinkat (mountfd, rel, AT_REMOVEDIR) < 0)
     {
       struct timespec ts = { 0, REMOVE_RETRY_MS * 1000000L };
       if (errno == ENOENT)

@@ -605,7 +605,6 @@ test_snapshot (void)
     snprintf (p, sizeof p, "%s/memory/shim/n1", root);
     mkdir (p, 0755);
     put ("memory/shim/n1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
-    snprintf (p, sizeof p, "%s/memory/shim/n1", root);
     nfd = open (p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ok (cgroup_v1_snapshot_read (nfd, -1, &s, NULL, &err) == 0 && (s.have & CG_SNAP_V1) && !s.v1_nested,
         "no subdirectory: not nested");
