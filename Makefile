@@ -100,7 +100,10 @@ BINS := shim shim-oom-hook containerd-shim-shim-v2
 
 all: $(BINS) examples
 
-$(foreach l,$(LAYERS),$(eval $($(l)_LIB): $(call objs,$(l)); $$(AR) rcs $$@ $$^))
+# Each archive made afresh: `ar rcs` on an old one keeps the members of
+# sources since removed or renamed, whose stale symbols can win the link.
+ARCHIVE = rm -f $@ && $(AR) rcs $@ $^
+$(foreach l,$(LAYERS),$(eval $($(l)_LIB): $(call objs,$(l)); $$(ARCHIVE)))
 
 shim: $(CLI_OBJS) $(SHIM_LIBS)
 	$(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $^ $(LDLIBS) $(BIN_LDLIBS)
@@ -113,7 +116,7 @@ shim-oom-hook: $(HOOK_OBJS) $(HOOK_LIBS)
 $(SHIMV2_OBJS) tests/unit/test_shimv2_%: SHIM_CPPFLAGS += -Ishimv2/proto
 $(call objs,shimv2): $(PROTO_SRCS:.c=.h)
 $(SHIMV2_LIB): $(filter-out shimv2/main.o,$(SHIMV2_OBJS))
-	$(AR) rcs $@ $^
+	$(ARCHIVE)
 containerd-shim-shim-v2: shimv2/main.o $(SHIMV2_LIB) $(SHIM_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lprotobuf-c
 
